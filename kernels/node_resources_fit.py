@@ -1,0 +1,121 @@
+"""NodeResourcesFit kernels: the fit check and the three scoring strategies.
+
+Mirrors ``plugins/noderesources/fit.go`` (``fitsRequest``), ``least_allocated.go``,
+``most_allocated.go`` and ``requested_to_capacity_ratio.go`` with ``helper/shape_score.go``.
+All arithmetic is int64 on non-negative operands, so ``//`` equals Go's truncating division.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+#: Bit of a fit code: the node already runs ``allocatable[pods]`` pods.
+TOO_MANY_PODS = np.int64(1)
+#: Bit of a fit code: some insufficient resource exceeds even the empty node.
+UNRESOLVABLE = np.int64(1) << np.int64(62)
+
+LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO = 0, 1, 2
+#: How a scoring column reads the node side: plain ``requested`` or the non-zero aggregates.
+FROM_REQUESTED, FROM_NONZERO_CPU, FROM_NONZERO_MEMORY = 0, 1, 2
+
+
+@jit
+def fit_codes(allocatable, requested, nodes, pod_request, checked, pods_column, pod_count_only):
+    """Why each node cannot take the pod: 0 if it fits.
+
+    allocatable, requested : int64[n_nodes, n_resources]
+    nodes : int64[n] node rows to judge
+    pod_request : int64[n_resources] the pod's effective requests
+    checked : int64[m] resource columns to check (cpu, memory, storage, scalars)
+    pods_column : the column holding pod counts
+    pod_count_only : the pod requests nothing, so only the pod count matters
+    Returns int64[n]: bit 0 = too many pods, bit ``1 + j`` = ``checked[j]`` insufficient,
+    bit 62 = some insufficient resource is larger than the node's allocatable.
+    """
+    out = np.zeros(nodes.shape[0], dtype=np.int64)
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        code = np.int64(0)
+        if requested[node, pods_column] + 1 > allocatable[node, pods_column]:
+            code |= TOO_MANY_PODS
+        if not pod_count_only:
+            for j in range(checked.shape[0]):
+                col = checked[j]
+                want = pod_request[col]
+                if want > 0 and want > allocatable[node, col] - requested[node, col]:
+                    code |= np.int64(1) << np.int64(1 + j)
+                    if want > allocatable[node, col]:
+                        code |= UNRESOLVABLE
+        out[i] = code
+    return out
+
+
+@jit
+def _broken_linear(shape_x, shape_y, p):
+    """``helper.BuildBrokenLinearFunction`` evaluated at ``p``."""
+    for k in range(shape_x.shape[0]):
+        if p <= shape_x[k]:
+            if k == 0:
+                return shape_y[0]
+            num = (shape_y[k] - shape_y[k - 1]) * (p - shape_x[k - 1])
+            den = shape_x[k] - shape_x[k - 1]
+            q = abs(num) // den
+            return shape_y[k - 1] + (q if num >= 0 else -q)
+    return shape_y[shape_y.shape[0] - 1]
+
+
+@jit
+def _round_half_away(x):
+    """Go's ``math.Round`` for x >= 0: halves round up."""
+    whole = np.floor(x)
+    return np.int64(whole + 1.0 if x - whole >= 0.5 else whole)
+
+
+@jit
+def resource_allocation_scores(strategy, allocatable, requested, nonzero, nodes, columns,
+                               sources, pod_request, weights, shape_x, shape_y):
+    """Scores of one strategy (``resourceAllocationScorer.score``) for each node in ``nodes``.
+
+    columns : int64[s] resource column per scored resource, -1 when the resource is skipped
+        (an unrequested scalar); sources : int64[s] ``FROM_*`` per resource.
+    pod_request : int64[s] the pod's request per scored resource (with non-zero defaults).
+    weights : int64[s]; shape_x, shape_y : int64[k] the RTCR shape (scores already x10).
+    Resources whose node allocatable is 0 are left out, weight included.
+    """
+    out = np.zeros(nodes.shape[0], dtype=np.int64)
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        total = np.int64(0)
+        weight_sum = np.int64(0)
+        for j in range(columns.shape[0]):
+            col = columns[j]
+            if col < 0:
+                continue
+            alloc = allocatable[node, col]
+            if alloc == 0:
+                continue
+            if sources[j] == FROM_NONZERO_CPU:
+                req = nonzero[node, 0] + pod_request[j]
+            elif sources[j] == FROM_NONZERO_MEMORY:
+                req = nonzero[node, 1] + pod_request[j]
+            else:
+                req = requested[node, col] + pod_request[j]
+            if strategy == LEAST_ALLOCATED:
+                s = np.int64(0) if req > alloc else (alloc - req) * 100 // alloc
+            elif strategy == MOST_ALLOCATED:
+                s = min(req, alloc) * 100 // alloc
+            else:
+                s = _broken_linear(shape_x, shape_y, 100 if req > alloc else req * 100 // alloc)
+                if s <= 0:
+                    continue
+            total += s * weights[j]
+            weight_sum += weights[j]
+        if weight_sum == 0:
+            out[i] = 0
+        elif strategy == REQUESTED_TO_CAPACITY_RATIO:
+            out[i] = _round_half_away(np.float64(total) / np.float64(weight_sum))
+        else:
+            out[i] = total // weight_sum
+    return out

@@ -1,0 +1,49 @@
+"""Compile (or load from numba's disk cache) every kernel on tiny inputs."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def warmup() -> float:
+    """Compile every kernel once; returns the seconds it took."""
+    from . import (
+        balanced_allocation,
+        image_locality,
+        node_affinity,
+        node_ports,
+        node_resources_fit,
+        normalize,
+        taint_toleration,
+    )
+
+    started = time.perf_counter()
+    i64, i32 = np.int64, np.int32
+    nodes = np.zeros(1, i64)
+    matrix = np.ones((1, 4), i64)
+    empty = np.zeros(0, i64)
+    node_resources_fit.fit_codes(matrix, matrix, nodes, np.ones(4, i64), np.arange(3, dtype=i64),
+                                 3, False)
+    for strategy in range(3):
+        node_resources_fit.resource_allocation_scores(
+            strategy, matrix, matrix, np.ones((1, 2), i64), nodes, np.zeros(2, i64),
+            np.zeros(2, i64), np.ones(2, i64), np.ones(2, i64), np.array([0, 100], i64),
+            np.array([0, 100], i64))
+    balanced_allocation.balanced_allocation_scores(matrix, matrix, nodes, np.zeros(2, i64),
+                                                   np.ones(2, i64))
+    taints = (np.zeros(2, i64), np.zeros(1, i32), np.zeros(1, i32), np.zeros(1, np.int8))
+    tolerations = (np.zeros(1, i64), np.zeros(1, np.bool_), np.zeros(1, i64), np.zeros(1, i64))
+    taint_toleration.untolerated_mask(*taints, nodes, *tolerations)
+    taint_toleration.intolerable_prefer_no_schedule_counts(*taints, nodes, *tolerations)
+    labels = (np.zeros((1, 1), i32), np.zeros((1, 1), i64), np.zeros((1, 1), np.bool_))
+    program = (np.array([0, 1], i64), np.ones(1, np.bool_), np.zeros(1, i64), np.zeros(1, i64),
+               np.array([0, 1], i64), np.zeros(1, i64), np.zeros(1, i64))
+    node_affinity.selector_mask(*labels, nodes, *program)
+    node_affinity.preferred_scores(*labels, nodes, np.ones(1, i64), *program)
+    node_ports.port_conflict_mask(np.zeros((1, 1), i32), nodes, empty)
+    image_locality.image_locality_scores(np.zeros(2, i64), np.zeros(0, i32), empty, empty, nodes,
+                                         empty, 1, 23, 1000)
+    normalize.default_normalize_score(np.ones(2, i64), 100, True)
+    return time.perf_counter() - started

@@ -1,0 +1,66 @@
+"""ksched: kube-scheduler v1.35's decisions, from a columnar, vectorised engine.
+
+>>> import ksched
+>>> cluster = ksched.load_cluster("snapshot.json")            # doctest: +SKIP
+>>> result = ksched.schedule_batch(cluster, ksched.load_pods("pending.yaml"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ksched.api import (
+    Container,
+    ContainerImage,
+    ContainerPort,
+    Namespace,
+    Node,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    Taint,
+    Toleration,
+    Workload,
+)
+from ksched.engine import Placement, Result, schedule_batch
+from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
+from ksched.explain import Explanation, explain
+from ksched.io import Objects, read_objects
+from ksched.profile import Profile, default_profile
+from ksched.state import ClusterState
+
+#: The columnar cluster (``ClusterState``) under the name users look for.
+Cluster = ClusterState
+
+
+def cluster_from_objects(objects: Objects) -> ClusterState:
+    """The cluster of parsed objects: nodes, the pods bound to them, namespaces, workloads."""
+    return ClusterState.from_records(
+        objects.nodes, objects.bound_pods,
+        namespaces={ns.name: ns.labels for ns in objects.namespaces},
+        objects={"workloads": objects.workloads})
+
+
+def load_cluster(source: Any) -> ClusterState:
+    """Read a cluster from files, a directory, dicts or kubernetes-client objects.
+
+    Pods with ``spec.nodeName`` run on that node; Succeeded and Failed pods are ignored, as
+    upstream's cache does; pods without a node are left out (see :func:`load_pods`).
+    """
+    return cluster_from_objects(read_objects(source))
+
+
+def load_pods(source: Any) -> tuple[Pod, ...]:
+    """The pending pods (no ``spec.nodeName``, not terminal) of ``source``, in input order."""
+    return read_objects(source).pending_pods
+
+
+__all__ = [
+    "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage", "ContainerPort",
+    "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod", "Profile",
+    "Result", "Taint", "Toleration", "UnsupportedFeatureError", "Workload",
+    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_pods",
+    "read_objects", "schedule_batch",
+]

@@ -1,0 +1,115 @@
+"""The ``ksched`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from ksched.errors import KschedError
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from ksched import conformance
+
+    results = []
+    for result in conformance.run(args.paths):
+        results.append(result)
+        if not (args.quiet and result.outcome == conformance.PASS):
+            print(result.line(), flush=True)
+    print(conformance.summary(results))
+    failed = any(r.outcome == conformance.FAIL or (args.strict and r.outcome == conformance.SKIP)
+                 for r in results)
+    return 1 if failed else 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    import ksched
+
+    cluster = ksched.load_cluster(args.cluster)
+    pods = ksched.load_pods(args.pods if args.pods else args.cluster)
+    started = time.perf_counter()
+    result = ksched.schedule_batch(cluster, pods,
+                                   percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+                                   tie_break=args.tie_break, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    if args.output == "json":
+        json.dump(result.to_records(), sys.stdout, indent=1)
+        print()
+    else:
+        for p in result.placements:
+            print(f"{p.pod.key}\t{p.node or '-'}\t{p.reason}")
+    print(f"{len(result.scheduled)} scheduled, {len(result.unschedulable)} unschedulable "
+          f"in {elapsed:.2f}s", file=sys.stderr)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import ksched
+
+    cluster = ksched.load_cluster(args.cluster)
+    pods = [p for p in ksched.load_pods(args.pod) if not args.name or p.name == args.name]
+    if not pods:
+        print("ksched: no pending pod found", file=sys.stderr)
+        return 2
+    print(json.dumps(ksched.explain(cluster, pods[0]).to_dict(), indent=1, default=list))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ksched.demo import run_demo
+
+    run_demo(nodes=args.nodes, running=args.running, pending=args.pending)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ksched", description=(
+        "What kube-scheduler v1.35 would do with your pods, fast."))
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("conformance", help="replay recorded kube-scheduler traces")
+    p.add_argument("paths", nargs="+", help="trace files or folders of *.json.gz traces")
+    p.add_argument("--quiet", action="store_true", help="print only failures and skips")
+    p.add_argument("--strict", action="store_true", help="count unsupported cases as failures")
+    p.set_defaults(func=_conformance)
+
+    p = sub.add_parser("schedule", help="schedule pending pods onto a cluster snapshot")
+    p.add_argument("cluster", help="nodes and running pods (JSON/YAML file or folder)")
+    p.add_argument("pods", nargs="?", help="pending pods (default: the cluster's unbound pods)")
+    p.add_argument("--percentage-of-nodes-to-score", type=int, default=None)
+    p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    p.set_defaults(func=_schedule)
+
+    p = sub.add_parser("explain", help="every plugin's verdict and score for one pod")
+    p.add_argument("cluster")
+    p.add_argument("pod", help="file with the pending pod")
+    p.add_argument("--name", help="the pod's name, when the file holds several")
+    p.set_defaults(func=_explain)
+
+    p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")
+    p.add_argument("--nodes", type=int, default=5000)
+    p.add_argument("--running", type=int, default=1000)
+    p.add_argument("--pending", type=int, default=10000)
+    p.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KschedError as exc:
+        print(f"ksched: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"ksched: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Replay of traces recorded from the real kube-scheduler v1.35.4 (``kube-scheduler-oracle/v1``).
+
+For each pending pod, in order, the replay runs one scheduling cycle and compares with the
+trace: the PreFilter verdict, the feasible set, the first failing Filter plugin per node, every
+plugin's weighted score per feasible node, the totals and the max-score set, and (where the
+trace records it) the node walk and ``nextStartNodeIndex``. It then places the pod where the
+trace says, so the next pod sees the cluster upstream saw.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ksched import cluster_from_objects
+from ksched.engine import Assumer
+from ksched.errors import KschedError, UnsupportedFeatureError
+from ksched.framework.runtime import Framework, ScheduleResult
+from ksched.io import read_objects
+from ksched.profile import default_profile
+
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+#: The only configuration fields this replay reads so far.
+_SUPPORTED_CONFIG = {"apiVersion", "kind", "parallelism", "percentageOfNodesToScore", "profiles"}
+_SUPPORTED_PROFILE = {"schedulerName", "percentageOfNodesToScore"}
+
+
+@attrs.frozen
+class CaseResult:
+    name: str
+    outcome: str
+    detail: str = ""
+    decisions: int = 0
+
+    def line(self) -> str:
+        return f"{self.outcome} {self.name}" + (f": {self.detail}" if self.detail else "")
+
+
+class Mismatch(Exception):
+    """The first difference between our cycle and the trace."""
+
+
+def trace_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Every ``*.json.gz`` / ``*.json`` trace under ``paths``, sorted by name."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir() if p.name.endswith((".json.gz", ".json")))
+        else:
+            found.append(path)
+    return found
+
+
+def load_trace(path: Path) -> dict[str, Any]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_case(path: Path) -> CaseResult:
+    name = path.name.removesuffix(".gz").removesuffix(".json")
+    trace = load_trace(path)
+    try:
+        decisions = _replay(trace)
+    except Mismatch as exc:
+        return CaseResult(name, FAIL, str(exc))
+    except UnsupportedFeatureError as exc:
+        return CaseResult(name, SKIP, f"not supported yet: {exc}")
+    except KschedError as exc:
+        return CaseResult(name, FAIL, f"error: {exc}")
+    return CaseResult(name, PASS, decisions=decisions)
+
+
+def run(paths: Iterable[str | Path]) -> Iterator[CaseResult]:
+    for path in trace_files(paths):
+        yield run_case(path)
+
+
+def _percentage(trace: Mapping[str, Any]) -> tuple[int, int | None]:
+    """(global percentageOfNodesToScore, the profile's own value or None)."""
+    config = trace["input"].get("scheduler_config")
+    if config is None:
+        return trace["input"].get("percentage_of_nodes_to_score", 100), None
+    if trace["output"].get("config_error") is not None:
+        raise UnsupportedFeatureError("scheduler configuration validation")
+    unknown = set(config) - _SUPPORTED_CONFIG
+    profiles = config.get("profiles") or [{}]
+    for profile in profiles:
+        unknown |= set(profile) - _SUPPORTED_PROFILE
+    if unknown or len(profiles) > 1:
+        raise UnsupportedFeatureError(
+            f"scheduler configuration fields {sorted(unknown) or ['profiles']}")
+    return config.get("percentageOfNodesToScore") or 0, profiles[0].get("percentageOfNodesToScore")
+
+
+def _replay(trace: Mapping[str, Any]) -> int:
+    inputs = trace["input"]
+    objects = read_objects(
+        list(inputs.get("nodes", [])) + list(inputs.get("existing_pods", []))
+        + list(inputs.get("namespaces", []))
+        + [o for key in ("services", "replica_sets", "stateful_sets", "replication_controllers")
+           for o in inputs.get(key, [])])
+    global_percentage, profile_percentage = _percentage(trace)
+    framework = Framework(default_profile(profile_percentage))
+    pending = {(p.namespace, p.name): p for p in read_objects(inputs["pending_pods"]).pods}
+    assumer = Assumer(cluster_from_objects(objects), pending.values())
+    next_start = 0
+    decisions = 0
+    for expected in trace["output"]["results"]:
+        if expected.get("no_matching_profile"):
+            continue
+        pod = pending[(expected["namespace"], expected["pod"])]
+        if "next_start_node_index_before" in expected:
+            _same(f"{pod.key}: nextStartNodeIndex before", next_start,
+                  expected["next_start_node_index_before"])
+        got = framework.schedule_one(assumer.state, pod, next_start_index=next_start,
+                                     percentage_of_nodes_to_score=global_percentage,
+                                     always_score=True)
+        _compare(pod.key, got, expected, assumer)
+        next_start = got.next_start_index
+        if (expected.get("postfilter") or {}).get("victims"):
+            raise UnsupportedFeatureError(
+                f"pod {pod.key}: preemption (DefaultPreemption) is not supported yet")
+        if expected.get("chosen"):
+            assumer.assume(pod, assumer.state.node_index[expected["chosen"]])
+        decisions += 1
+    return decisions
+
+
+def _same(what: str, got: Any, want: Any) -> None:
+    if got != want:
+        raise Mismatch(f"{what}: got {got!r}, want {want!r}")
+
+
+def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: Assumer) -> None:
+    state = assumer.state
+    names = [n.name for n in state.nodes]
+    pre = want.get("prefilter_status")
+    if pre is not None or got.pre_filter_status is not None:
+        _same(f"{key}: PreFilter status",
+              got.pre_filter_status and (got.pre_filter_status.code.upstream_name,
+                                         got.pre_filter_status.plugin),
+              pre and (pre["code"], pre["plugin"]))
+        return
+    _same(f"{key}: feasible nodes", sorted(names[i] for i in got.feasible), want["feasible"])
+    failures = {names[i]: [s.plugin] for i, s in got.failures.items()}
+    if got.pre_filter_nodes is not None:
+        absent = sorted(p for p, _ in _subset_plugins(want))
+        for i, node in enumerate(names):
+            if node not in got.pre_filter_nodes:
+                failures.setdefault(node, absent)
+    _same(f"{key}: first failing filter plugin per node", failures, want["filter_failures"])
+    if "evaluated_nodes" in want:
+        _same(f"{key}: evaluated nodes", [names[i] for i in got.evaluated],
+              want["evaluated_nodes"])
+        _same(f"{key}: num_nodes_to_find", got.num_nodes_to_find, want["num_nodes_to_find"])
+        _same(f"{key}: nextStartNodeIndex after", got.next_start_index,
+              want["next_start_node_index_after"])
+    if len(got.feasible) == 0:
+        return
+    scores = {}
+    for j, node in enumerate(got.feasible):
+        row = {plugin: int(values[j]) for plugin, values in got.scores.items()}
+        row["total"] = int(got.totals[j])
+        scores[names[node]] = row
+    _same(f"{key}: scores", scores, want["scores"])
+    _same(f"{key}: max-score nodes", sorted(names[i] for i in got.max_nodes),
+          sorted(want["max_nodes"]))
+
+
+def _subset_plugins(want: Mapping[str, Any]) -> list[tuple[str, None]]:
+    """The plugins the trace names for nodes outside the PreFilter node subset."""
+    for node, plugins in want.get("filter_failures", {}).items():
+        status = want.get("filter_statuses", {}).get(node, {})
+        if any("didn't satisfy plugin(s)" in r for r in status.get("reasons", ())):
+            return [(p, None) for p in plugins]
+    return [("NodeAffinity", None)]
+
+
+def summary(results: Iterable[CaseResult]) -> str:
+    results = list(results)
+    counts = {o: sum(r.outcome == o for r in results) for o in (PASS, FAIL, SKIP)}
+    line = f"{counts[PASS]} passed, {counts[FAIL]} failed"
+    return line + (f", {counts[SKIP]} skipped" if counts[SKIP] else "")

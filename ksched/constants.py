@@ -1,0 +1,42 @@
+"""Constants of kube-scheduler v1.35.4, under the names upstream gives them.
+
+Sources: ``k8s.io/kube-scheduler/framework/interface.go`` (score range),
+``pkg/scheduler/util/pod_resources.go`` (non-zero scoring requests),
+``pkg/scheduler/schedule_one.go`` (node sampling), ``apis/config/v1/default_plugins.go``.
+"""
+
+from __future__ import annotations
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+#: Scoring defaults for a container that states no cpu / memory request.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+#: ``numFeasibleNodesToFind``.
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0
+
+#: ImageLocality thresholds (``imagelocality/image_locality.go``).
+MB = 1024 * 1024
+IMAGE_MIN_THRESHOLD = 23 * MB
+IMAGE_MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+#: The fixed leading columns of every resource matrix.
+BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
+LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"

@@ -1,0 +1,30 @@
+"""Errors raised by ksched."""
+
+from __future__ import annotations
+
+
+class KschedError(Exception):
+    """Base class of every error ksched raises on purpose."""
+
+
+class InvalidObjectError(KschedError, ValueError):
+    """A Kubernetes object in the input is malformed.
+
+    The message names the object and the field path, as
+    ``pod default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity "1.5.0"``.
+    """
+
+    def __init__(self, obj: str, path: str, problem: str) -> None:
+        self.obj = obj
+        self.path = path
+        self.problem = problem
+        where = f"{obj}: {path}: " if path else f"{obj}: "
+        super().__init__(where + problem)
+
+
+class UnsupportedFeatureError(KschedError, NotImplementedError):
+    """The input uses a scheduling feature that ksched does not implement yet."""
+
+
+class ConfigError(KschedError, ValueError):
+    """A scheduler configuration or profile is invalid."""

@@ -1,0 +1,121 @@
+"""Extension-point contracts, one ``typing.Protocol`` each (``kube-scheduler/framework/interface.go``).
+
+Plugins are vectorised: a Filter judges a whole array of node indices at once and returns a
+:class:`FilterResult`; a Score returns ``int64`` scores for an array of node indices. The runtime,
+not the plugin, combines masks, records the first failing plugin per node, skips, normalises,
+range-checks and weighs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from ksched.api import Pod
+from ksched.state import ClusterState
+from ksched.status import Status
+
+NodeIndices = npt.NDArray[np.int64]
+
+
+@attrs.define
+class Cycle:
+    """One pod's scheduling cycle: the snapshot, the pod and plugin-owned data (``CycleState``)."""
+
+    state: ClusterState
+    pod: Pod
+    data: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class PreFilterResult:
+    """``PreFilterResult``: the only node names worth filtering (``None``: all nodes)."""
+
+    node_names: frozenset[str] | None = None
+
+
+@attrs.frozen(eq=False)
+class FilterResult:
+    """A Filter's verdict over an array of nodes.
+
+    passed : bool[n] per evaluated node.
+    status_ids : int32[n] index into ``statuses`` for each failing node (ignored where passed).
+    statuses : the distinct failure statuses.
+    """
+
+    passed: npt.NDArray[np.bool_]
+    status_ids: npt.NDArray[np.int32]
+    statuses: tuple[Status, ...]
+
+    @classmethod
+    def from_mask(cls, passed: npt.NDArray[np.bool_], failure: Status) -> FilterResult:
+        """Every failing node fails with the same status."""
+        return cls(passed, np.zeros(len(passed), dtype=np.int32), (failure,))
+
+    @classmethod
+    def from_codes(cls, codes: npt.NDArray[np.integer],
+                   status_of: Any) -> FilterResult:
+        """Nodes with code 0 pass; ``status_of(code)`` words each distinct non-zero code."""
+        distinct, inverse = np.unique(codes, return_inverse=True)
+        statuses = tuple(status_of(int(c)) if c else Status() for c in distinct)
+        return cls(codes == 0, inverse.astype(np.int32).reshape(-1), statuses)
+
+    def status_at(self, i: int) -> Status:
+        return self.statuses[self.status_ids[i]]
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    NAME: ClassVar[str]
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(self, cycle: Cycle) -> Status | PreFilterResult | None:
+        """``None`` or a success status to go on; Skip to skip this plugin's Filter."""
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    def score(self, cycle: Cycle, nodes: NodeIndices) -> npt.NDArray[np.int64]: ...
+
+
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    def normalize_score(self, cycle: Cycle, scores: npt.NDArray[np.int64]) -> None:
+        """Rescale ``scores`` in place to ``[0, MAX_NODE_SCORE]``."""
+
+
+EXTENSION_POINTS: dict[str, type] = {
+    "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin,
+    "preScore": PreScorePlugin,
+    "score": ScorePlugin,
+}
+
+
+def implements(plugin: object, point: str) -> bool:
+    """Whether ``plugin`` has the method of extension point ``point``."""
+    method = {"preFilter": "pre_filter", "filter": "filter", "preScore": "pre_score",
+              "score": "score"}.get(point)
+    return method is not None and callable(getattr(plugin, method, None))
+
+
+__all__: Sequence[str] = [
+    "Cycle", "PreFilterResult", "FilterResult", "Plugin", "PreFilterPlugin", "FilterPlugin",
+    "PreScorePlugin", "ScorePlugin", "ScoreExtensions", "EXTENSION_POINTS", "implements",
+]

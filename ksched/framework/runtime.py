@@ -1,0 +1,267 @@
+"""The object-level framework: one pod's scheduling cycle over a :class:`ClusterState`.
+
+Mirrors ``pkg/scheduler/schedule_one.go`` (``schedulePod``, ``findNodesThatFitPod``,
+``findNodesThatPassFilters``, ``prioritizeNodes``) and ``framework/runtime/framework.go``
+(``RunPreFilterPlugins``, ``RunFilterPlugins``, ``RunScorePlugins``). Each plugin judges all
+candidate nodes at once; the node walk of ``percentageOfNodesToScore`` is then cut where the
+sequential scan would have stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from ksched.api import Pod
+from ksched.constants import MAX_NODE_SCORE, MIN_NODE_SCORE
+from ksched.errors import ConfigError, KschedError
+from ksched.framework.interfaces import Cycle, FilterResult, PreFilterResult, implements
+from ksched.framework.registry import Registry
+from ksched.framework.tiebreak import TieBreaker
+from ksched.profile import Profile, num_feasible_nodes_to_find
+from ksched.state import ClusterState
+from ksched.status import NO_NODES_AVAILABLE, Code, Status, fit_error_message, unresolvable
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class SchedulingError(KschedError):
+    """A plugin returned an Error status (the scheduling attempt fails, as upstream)."""
+
+
+@attrs.frozen(eq=False)
+class ScheduleResult:
+    """Everything one scheduling cycle found out about one pod.
+
+    Node references are indices into ``state.nodes``. ``scores`` maps each scored plugin to its
+    weighted ``int64[len(feasible)]`` scores (``raw_scores`` / ``normalized_scores`` before
+    weighting); ``totals`` is their sum.
+    """
+
+    pod: Pod
+    node: int | None
+    feasible: npt.NDArray[np.int64]
+    evaluated: npt.NDArray[np.int64]
+    failures: Mapping[int, Status]
+    pre_filter_status: Status | None
+    pre_filter_nodes: frozenset[str] | None
+    pre_filter_skipped: frozenset[str]
+    pre_score_skipped: frozenset[str]
+    raw_scores: Mapping[str, npt.NDArray[np.int64]]
+    normalized_scores: Mapping[str, npt.NDArray[np.int64]]
+    scores: Mapping[str, npt.NDArray[np.int64]]
+    totals: npt.NDArray[np.int64]
+    max_nodes: npt.NDArray[np.int64]
+    num_nodes_to_find: int
+    next_start_index: int
+    message: str = ""
+
+    @property
+    def scheduled(self) -> bool:
+        return self.node is not None
+
+    @property
+    def unschedulable_plugins(self) -> frozenset[str]:
+        """The diagnosis set: plugins that rejected some node, or the pod at PreFilter."""
+        plugins = {s.plugin for s in self.failures.values()}
+        if self.pre_filter_status is not None:
+            plugins.add(self.pre_filter_status.plugin)
+        return frozenset(plugins)
+
+
+class Framework:
+    """Plugins of one :class:`Profile`, instantiated and ordered per extension point."""
+
+    def __init__(self, profile: Profile, registry: Registry | None = None) -> None:
+        if registry is None:
+            from ksched.plugins import IN_TREE_REGISTRY as registry
+        self.profile = profile
+        self.plugins: dict[str, Any] = {}
+        for name in profile.plugin_names():
+            if name not in registry:
+                raise ConfigError(f'{name} does not exist')
+            self.plugins[name] = registry[name](profile.args.get(name))
+        self.points: dict[str, tuple[tuple[str, Any], ...]] = {}
+        for point in ("preFilter", "filter", "preScore", "score"):
+            entries = []
+            for name in profile.plugins[point]:
+                if not implements(self.plugins[name], point):
+                    raise ConfigError(f'plugin "{name}" does not extend {point} plugin')
+                entries.append((name, self.plugins[name]))
+            self.points[point] = tuple(entries)
+        self.weights = {name: profile.weights.get(name, 1) for name, _ in self.points["score"]}
+
+    @property
+    def has_scoring(self) -> bool:
+        return bool(self.points["score"])
+
+    # ------------------------------------------------------------------ extension points
+
+    def run_pre_filter(self, cycle: Cycle) -> tuple[Status | None, frozenset[str] | None,
+                                                    frozenset[str], tuple[str, ...]]:
+        """``RunPreFilterPlugins``: (rejection, node-name subset, skipped plugins, subset makers)."""
+        skipped: set[str] = set()
+        names: frozenset[str] | None = None
+        subset_plugins: list[str] = []
+        rejection: Status | None = None
+        for name, plugin in self.points["preFilter"]:
+            outcome = plugin.pre_filter(cycle)
+            if isinstance(outcome, PreFilterResult):
+                if outcome.node_names is not None:
+                    names = outcome.node_names if names is None else names & outcome.node_names
+                    subset_plugins.append(name)
+                    if not names:
+                        return (_unsatisfied(subset_plugins), names, frozenset(skipped),
+                                tuple(subset_plugins))
+                continue
+            if outcome is None or outcome.is_success:
+                continue
+            if outcome.is_skip:
+                skipped.add(name)
+            elif outcome.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return outcome.with_plugin(name), None, frozenset(skipped), ()
+            elif outcome.is_rejected:
+                rejection = outcome.with_plugin(name)
+            else:
+                raise SchedulingError(f'running PreFilter plugin "{name}": {outcome.message}')
+        return rejection, names, frozenset(skipped), tuple(subset_plugins)
+
+    def run_filter(self, cycle: Cycle, nodes: npt.NDArray[np.int64],
+                   skipped: frozenset[str]) -> tuple[npt.NDArray[np.bool_],
+                                                      npt.NDArray[np.int16], list[FilterResult]]:
+        """``RunFilterPlugins`` over ``nodes``: the pass mask, the first failing plugin's
+        position per node (-1 where the node passed) and each plugin's result."""
+        passed = np.ones(len(nodes), dtype=np.bool_)
+        first_failure = np.full(len(nodes), -1, dtype=np.int16)
+        results: list[FilterResult] = []
+        for position, (name, plugin) in enumerate(self.points["filter"]):
+            if name in skipped:
+                results.append(FilterResult.from_mask(np.ones(len(nodes), np.bool_), Status()))
+                continue
+            result = plugin.filter(cycle, nodes)
+            for status in result.statuses:
+                if status.code == Code.ERROR:
+                    raise SchedulingError(f'running "{name}" filter plugin: {status.message}')
+            newly_failed = passed & ~result.passed
+            first_failure[newly_failed] = position
+            passed &= result.passed
+            results.append(result)
+        return passed, first_failure, results
+
+    def run_score(self, cycle: Cycle, feasible: npt.NDArray[np.int64]) -> tuple[
+            frozenset[str], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """``RunPreScorePlugins`` + ``RunScorePlugins``: (skipped, raw, normalised, weighted)."""
+        skipped = set()
+        for name, plugin in self.points["preScore"]:
+            status = plugin.pre_score(cycle, feasible)
+            if status is None or status.is_success:
+                continue
+            if status.is_skip:
+                skipped.add(name)
+            else:
+                raise SchedulingError(f'running PreScore plugin "{name}": {status.message}')
+        raw, normalized, weighted = {}, {}, {}
+        for name, plugin in self.points["score"]:
+            if name in skipped:
+                continue
+            scores = np.asarray(plugin.score(cycle, feasible), dtype=np.int64)
+            raw[name] = scores.copy()
+            if hasattr(plugin, "normalize_score"):
+                plugin.normalize_score(cycle, scores)
+            bad = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
+            if bad.any():
+                raise SchedulingError(
+                    f'plugin "{name}" returns an invalid score {int(scores[bad][0])}, '
+                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] "
+                    "after normalizing")
+            normalized[name] = scores
+            weighted[name] = scores * self.weights[name]
+        return frozenset(skipped), raw, normalized, weighted
+
+    # ------------------------------------------------------------------ the cycle
+
+    def schedule_one(self, state: ClusterState, pod: Pod, *, next_start_index: int = 0,
+                     percentage_of_nodes_to_score: int = 0,
+                     tie_breaker: TieBreaker | None = None,
+                     always_score: bool = False) -> ScheduleResult:
+        """One scheduling cycle (``schedulePod``) for ``pod`` on ``state``.
+
+        ``always_score`` also scores a single feasible node (upstream skips that; explanations
+        and trace replays want the numbers).
+        """
+        num_all = state.num_nodes
+        base = dict(pod=pod, node=None, feasible=_EMPTY, evaluated=_EMPTY, failures={},
+                    pre_filter_status=None, pre_filter_nodes=None,
+                    pre_filter_skipped=frozenset(), pre_score_skipped=frozenset(), raw_scores={},
+                    normalized_scores={}, scores={}, totals=_EMPTY, max_nodes=_EMPTY,
+                    num_nodes_to_find=0, next_start_index=next_start_index)
+        if num_all == 0:
+            return ScheduleResult(**base, message=NO_NODES_AVAILABLE)
+        cycle = Cycle(state, pod)
+        rejection, names, skipped, subset_plugins = self.run_pre_filter(cycle)
+        base.update(pre_filter_skipped=skipped, pre_filter_nodes=names)
+        if rejection is not None:
+            return ScheduleResult(**{**base, "pre_filter_status": rejection},
+                                  message=fit_error_message(num_all, (), pre_filter_message=(
+                                      rejection.message)))
+        candidates, absent = state.tree_order, None
+        if names is not None:
+            candidates = np.array([i for i in state.tree_order if state.nodes[i].name in names],
+                                  dtype=np.int64)
+            absent = unresolvable(
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(subset_plugins))}]")
+        percentage = self.profile.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = percentage_of_nodes_to_score
+        n = len(candidates)
+        to_find = num_feasible_nodes_to_find(percentage, n) if self.has_scoring else 1
+        start = next_start_index % n if n else 0
+        walk = candidates[(start + np.arange(n)) % n] if n else candidates
+        if not self.points["filter"]:
+            evaluated = feasible = walk[:to_find]
+            failures: dict[int, Status] = {}
+        else:
+            passed, first_failure, results = self.run_filter(cycle, walk, skipped)
+            passing = np.flatnonzero(passed)
+            cut = int(passing[to_find]) if len(passing) > to_find else n
+            evaluated, feasible = walk[:cut], walk[:cut][passed[:cut]]
+            failures = {
+                int(walk[i]): results[first_failure[i]].status_at(i).with_plugin(
+                    self.points["filter"][first_failure[i]][0])
+                for i in np.flatnonzero(~passed[:cut])
+            }
+        base.update(feasible=feasible, evaluated=evaluated, failures=failures,
+                    num_nodes_to_find=to_find,
+                    next_start_index=(next_start_index + len(evaluated)) % num_all)
+        if len(feasible) == 0:
+            message = fit_error_message(num_all, failures.values(), absent=absent)
+            return ScheduleResult(**base, message=message)
+        if len(feasible) == 1 and not always_score:
+            return ScheduleResult(**{**base, "node": int(feasible[0]), "max_nodes": feasible})
+        skipped_scores, raw, normalized, weighted = self.run_score(cycle, feasible)
+        totals = np.zeros(len(feasible), dtype=np.int64)
+        for scores in weighted.values():
+            totals += scores
+        if not self.has_scoring:
+            totals[:] = 1
+        max_nodes = feasible[totals == totals.max()]
+        if len(feasible) == 1:
+            chosen = int(feasible[0])
+        else:
+            chosen = (tie_breaker or TieBreaker()).choose(max_nodes)
+        base.update(pre_score_skipped=skipped_scores, raw_scores=raw,
+                    normalized_scores=normalized, scores=weighted, totals=totals,
+                    max_nodes=max_nodes)
+        return ScheduleResult(**{**base, "node": chosen})
+
+
+def _unsatisfied(plugins: Sequence[str]) -> Status:
+    if len(plugins) == 1:
+        return unresolvable(f"node(s) didn't satisfy plugin {plugins[0]}").with_plugin(plugins[0])
+    return unresolvable(
+        f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
+    ).with_plugin(plugins[-1])

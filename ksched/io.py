@@ -1,0 +1,141 @@
+"""Kubernetes objects in: files, directories, dicts and kubernetes-client models.
+
+Accepted everywhere a "source" is taken:
+
+- a path to a JSON or YAML file (one object, a ``v1 List`` as ``kubectl get -o json`` writes
+  it, or multi-document YAML), optionally gzip-compressed (``.gz``);
+- a path to a directory (every ``.json``, ``.yaml``, ``.yml`` file in it, sorted by name);
+- a dict in the wire format, or a list of such dicts;
+- kubernetes-client model objects (``V1Node``, ``V1Pod``, ``V1PodList``, ...).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from ksched.api import SELECTING_KINDS, Namespace, Node, Pod, Workload
+from ksched.errors import InvalidObjectError
+
+_SUFFIXES = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz")
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@attrs.frozen
+class Objects:
+    """The objects of a source, by kind, in input order."""
+
+    nodes: tuple[Node, ...] = ()
+    pods: tuple[Pod, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+
+    @property
+    def bound_pods(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if p.node_name)
+
+    @property
+    def pending_pods(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if not p.node_name and not p.terminal)
+
+
+def read_objects(source: Any) -> Objects:
+    """Parse every Node, Pod, Namespace, Service, ReplicaSet, StatefulSet and
+    ReplicationController of ``source``; other kinds are ignored."""
+    nodes, pods, namespaces, workloads = [], [], [], []
+    for obj in iter_manifests(source):
+        kind = obj.get("kind")
+        if kind == "Node":
+            nodes.append(Node.from_manifest(obj))
+        elif kind == "Pod":
+            pods.append(Pod.from_manifest(obj))
+        elif kind == "Namespace":
+            namespaces.append(Namespace.from_manifest(obj))
+        elif kind in SELECTING_KINDS:
+            workloads.append(Workload.from_manifest(obj))
+    return Objects(tuple(nodes), tuple(pods), tuple(namespaces), tuple(workloads))
+
+
+def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
+    """Every object of ``source`` as a wire-format dict, Lists flattened."""
+    if isinstance(source, str | os.PathLike):
+        yield from _iter_path(Path(source))
+    elif isinstance(source, Mapping) or _is_client_model(source):
+        yield from _flatten(to_wire(source))
+    elif isinstance(source, Iterable):
+        for item in source:
+            yield from iter_manifests(item)
+    else:
+        raise TypeError(f"cannot read Kubernetes objects from {type(source).__name__}")
+
+
+def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:
+    if path.is_dir():
+        for child in sorted(path.iterdir()):
+            if child.is_file() and child.name.endswith(_SUFFIXES):
+                yield from _iter_path(child)
+        return
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file or directory")
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        text = f.read()
+    name = path.name.removesuffix(".gz")
+    try:
+        if name.endswith(".json"):
+            documents = [json.loads(text)]
+        else:
+            documents = list(yaml.load_all(text, Loader=_YAML_LOADER))
+    except (ValueError, yaml.YAMLError) as exc:
+        raise InvalidObjectError(f"file {path}", "", f"cannot parse: {exc}") from None
+    for doc in documents:
+        if doc is not None:
+            yield from _flatten(doc, where=str(path))
+
+
+def _flatten(obj: Any, where: str = "input") -> Iterator[Mapping[str, Any]]:
+    if isinstance(obj, list):
+        for item in obj:
+            yield from _flatten(item, where)
+        return
+    if not isinstance(obj, Mapping):
+        raise InvalidObjectError(where, "", f"expected a Kubernetes object, got {type(obj).__name__}")
+    kind = obj.get("kind")
+    if isinstance(obj.get("items"), list) and (kind is None or str(kind).endswith("List")):
+        for item in obj["items"]:
+            item = to_wire(item)
+            if isinstance(item, Mapping) and "kind" not in item and kind and kind != "List":
+                item = {**item, "kind": kind.removesuffix("List")}
+            yield from _flatten(item, where)
+        return
+    yield obj
+
+
+def _is_client_model(obj: Any) -> bool:
+    return hasattr(obj, "openapi_types") and hasattr(obj, "attribute_map")
+
+
+def to_wire(obj: Any) -> Any:
+    """A kubernetes-client model (or anything holding them) as wire-format JSON values."""
+    if _is_client_model(obj):
+        out = {}
+        for attr, wire_name in obj.attribute_map.items():
+            value = getattr(obj, attr)
+            if value is not None:
+                out[wire_name] = to_wire(value)
+        return out
+    if isinstance(obj, Mapping):
+        return {k: to_wire(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [to_wire(v) for v in obj]
+    if isinstance(obj, datetime.datetime | datetime.date):
+        return obj.isoformat()
+    return obj

@@ -1,0 +1,45 @@
+"""DynamicResources (``plugins/dynamicresources/dynamicresources.go``).
+
+A pod without ``spec.resourceClaims`` skips its PreFilter (so its Filter does not run); it has
+no PreScore, so its Score runs and, with no allocated claims, gives every node 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+
+from ksched.errors import UnsupportedFeatureError
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.status import SKIP, Status
+
+
+def _require_no_claims(cycle: Cycle) -> None:
+    if cycle.pod.resource_claims:
+        raise UnsupportedFeatureError(
+            f"pod {cycle.pod.key}: spec.resourceClaims: dynamic resource allocation is not "
+            "supported yet")
+
+
+@attrs.frozen
+class DynamicResources:
+    NAME: ClassVar[str] = "DynamicResources"
+    args: Any = None
+
+    def pre_filter(self, cycle: Cycle) -> Status:
+        _require_no_claims(cycle)
+        return SKIP
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        _require_no_claims(cycle)
+        return FilterResult.from_mask(np.ones(len(nodes), dtype=np.bool_), Status())
+
+    def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
+        """Sum over allocated claims; with none, 0 everywhere."""
+        _require_no_claims(cycle)
+        return np.zeros(len(nodes), dtype=np.int64)
+
+    def normalize_score(self, cycle: Cycle, scores: np.ndarray) -> None:
+        """``DefaultNormalizeScore(100, false)`` leaves all-zero scores at zero."""

@@ -1,0 +1,34 @@
+"""NodeName (``plugins/nodename/node_name.go``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+
+from ksched.api import Node, Pod
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.status import SUCCESS, Status, unresolvable
+
+REASON = "node(s) didn't match the requested node name"
+
+
+@attrs.frozen
+class NodeName:
+    """A pod that names its node (``spec.nodeName``) fits only there."""
+
+    NAME: ClassVar[str] = "NodeName"
+    args: Any = None
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        wanted = cycle.pod.node_name
+        if not wanted:
+            return FilterResult.from_mask(nodes >= 0, unresolvable(REASON))
+        return FilterResult.from_mask(nodes == cycle.state.node_index.get(wanted, -1),
+                                      unresolvable(REASON))
+
+
+def reference_filter(pod: Pod, node: Node) -> Status:
+    if pod.node_name and pod.node_name != node.name:
+        return unresolvable(REASON)
+    return SUCCESS

@@ -1,0 +1,216 @@
+"""NodeResourcesFit (``plugins/noderesources/fit.go`` and the scoring strategies).
+
+Filter: the pod count and every requested resource must fit in what the node has left
+(equality fits). Score: LeastAllocated (default), MostAllocated or RequestedToCapacityRatio
+over the configured resources, from the pod's requests with the non-zero defaults for cpu and
+memory and the node's non-zero aggregates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.constants import CPU, EPHEMERAL_STORAGE, MAX_NODE_SCORE, MEMORY, PODS
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.framework.node_info import NodeInfo
+from ksched.kernels import node_resources_fit as kernels
+from ksched.plugins._helpers import cycle_data
+from ksched.resources import NON_ZERO_DEFAULTS, is_extended_resource, is_scalar_resource, pod_requests
+from ksched.state import ClusterState
+from ksched.status import SUCCESS, Status, unresolvable, unschedulable
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+_STRATEGY_CODES = {LEAST_ALLOCATED: kernels.LEAST_ALLOCATED, MOST_ALLOCATED: kernels.MOST_ALLOCATED,
+                   REQUESTED_TO_CAPACITY_RATIO: kernels.REQUESTED_TO_CAPACITY_RATIO}
+DEFAULT_RESOURCES = ((CPU, 1), (MEMORY, 1))
+#: ``config.MaxCustomPriorityScore``: shape scores run 0..10 and are scaled by 10.
+MAX_CUSTOM_PRIORITY_SCORE = 10
+
+
+@attrs.frozen
+class NodeResourcesFitArgs:
+    """``NodeResourcesFitArgs`` (defaults as ``apis/config/v1/defaults.go``)."""
+
+    strategy: str = LEAST_ALLOCATED
+    resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
+    #: RequestedToCapacityRatio shape: (utilization 0..100, score 0..10) points.
+    shape: tuple[tuple[int, int], ...] = ()
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+
+
+def is_ignored(name: str, args: NodeResourcesFitArgs) -> bool:
+    """Extended resources the profile tells the filter to leave alone."""
+    return is_extended_resource(name) and (
+        name in args.ignored_resources or name.split("/", 1)[0] in args.ignored_resource_groups)
+
+
+def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, int]],
+                          requests: Mapping[str, int], nonzero_sources: bool) -> tuple[np.ndarray, ...]:
+    """Per scored resource: (column or -1, node-side source, pod request, weight).
+
+    A scalar the pod does not request is skipped (``calculateResourceAllocatableRequest``).
+    With ``nonzero_sources`` cpu and memory read the node's non-zero aggregates.
+    """
+    columns, sources, amounts, weights = [], [], [], []
+    for name, weight in resources:
+        amount = requests.get(name, 0)
+        column = state.resource_column(name)
+        if amount == 0 and is_scalar_resource(name):
+            column = -1
+        source = kernels.FROM_REQUESTED
+        if nonzero_sources and name == CPU:
+            source = kernels.FROM_NONZERO_CPU
+        elif nonzero_sources and name == MEMORY:
+            source = kernels.FROM_NONZERO_MEMORY
+        columns.append(column)
+        sources.append(source)
+        amounts.append(amount)
+        weights.append(weight)
+    return tuple(np.array(a, dtype=np.int64) for a in (columns, sources, amounts, weights))
+
+
+@attrs.frozen
+class NodeResourcesFit:
+    NAME: ClassVar[str] = "NodeResourcesFit"
+    args: NodeResourcesFitArgs = attrs.field(
+        default=None, converter=lambda a: a if a is not None else NodeResourcesFitArgs())
+
+    def pre_filter(self, cycle: Cycle) -> Status | None:
+        cycle.data[self.NAME] = pod_requests(cycle.pod)
+        return None
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        state = cycle.state
+        requests = cycle_data(cycle, self.NAME, lambda: pod_requests(cycle.pod))
+        vector = np.zeros(len(state.resource_names), dtype=np.int64)
+        checked = []
+        for col, name in enumerate(state.resource_names):
+            vector[col] = requests.get(name, 0)
+            if name != PODS and vector[col] > 0 and not is_ignored(name, self.args):
+                checked.append(col)
+        count_only = not any(v for n, v in requests.items() if n != PODS)
+        codes = kernels.fit_codes(state.allocatable, state.requested, nodes, vector,
+                                  np.array(checked, dtype=np.int64),
+                                  state.resource_column(PODS), count_only)
+        names = [state.resource_names[c] for c in checked]
+        return FilterResult.from_codes(codes, lambda code: _fit_status(code, names))
+
+    def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
+        cycle.data[self.NAME + "/score"] = self._score_inputs(cycle)
+        return None
+
+    def _score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
+        requests = pod_requests(cycle.pod, NON_ZERO_DEFAULTS)
+        return resource_score_inputs(cycle.state, self.args.resources, requests, True)
+
+    def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
+        columns, sources, amounts, weights = cycle_data(cycle, self.NAME + "/score",
+                                                        lambda: self._score_inputs(cycle))
+        shape_x, shape_y = shape_arrays(self.args.shape)
+        state = cycle.state
+        return kernels.resource_allocation_scores(
+            _STRATEGY_CODES[self.args.strategy], state.allocatable, state.requested,
+            state.nonzero_requested, nodes, columns, sources, amounts, weights, shape_x, shape_y)
+
+
+def shape_arrays(shape: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The RTCR shape as kernel arrays, scores scaled to 0..100."""
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    return (np.array([u for u, _ in shape], dtype=np.int64),
+            np.array([s * scale for _, s in shape], dtype=np.int64))
+
+
+def _fit_status(code: int, names: Sequence[str]) -> Status:
+    reasons = ["Too many pods"] if code & int(kernels.TOO_MANY_PODS) else []
+    reasons += [f"Insufficient {name}" for j, name in enumerate(names) if code >> (1 + j) & 1]
+    return (unresolvable if code & int(kernels.UNRESOLVABLE) else unschedulable)(*reasons)
+
+
+# ----------------------------------------------------------------------- reference
+
+
+def reference_filter(pod: Pod, node_info: NodeInfo,
+                     args: NodeResourcesFitArgs = NodeResourcesFitArgs()) -> Status:
+    """``fitsRequest``."""
+    allocatable, requested = node_info.node.allocatable, node_info.requested
+    reasons, unresolvable_seen = [], False
+    if len(node_info.pods) + 1 > allocatable.get(PODS, 0):
+        reasons.append("Too many pods")
+    want = pod_requests(pod)
+    ordered = [CPU, MEMORY, EPHEMERAL_STORAGE] + sorted(
+        n for n in want if n not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS) and is_scalar_resource(n))
+    for name in ordered:
+        amount = want.get(name, 0)
+        if amount <= 0 or is_ignored(name, args):
+            continue
+        alloc = allocatable.get(name, 0)
+        if amount > alloc - requested.get(name, 0):
+            reasons.append(f"Insufficient {name}")
+            unresolvable_seen |= amount > alloc
+    if not reasons:
+        return SUCCESS
+    return (unresolvable if unresolvable_seen else unschedulable)(*reasons)
+
+
+def reference_score(pod: Pod, node_info: NodeInfo,
+                    args: NodeResourcesFitArgs = NodeResourcesFitArgs()) -> int:
+    """``resourceAllocationScorer.score`` with the configured strategy."""
+    want = pod_requests(pod, NON_ZERO_DEFAULTS)
+    total = weight_sum = 0
+    for name, weight in args.resources:
+        alloc, req = allocatable_request(node_info, name, want.get(name, 0), nonzero=True)
+        if alloc == 0:
+            continue
+        if args.strategy == LEAST_ALLOCATED:
+            s = 0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc
+        elif args.strategy == MOST_ALLOCATED:
+            s = min(req, alloc) * MAX_NODE_SCORE // alloc
+        else:
+            s = _shape_value(args.shape, 100 if req > alloc else req * 100 // alloc)
+            if s <= 0:
+                continue
+        total += s * weight
+        weight_sum += weight
+    if weight_sum == 0:
+        return 0
+    if args.strategy == REQUESTED_TO_CAPACITY_RATIO:
+        from fractions import Fraction
+        exact = Fraction(total, weight_sum)
+        return int(exact) + (1 if exact - int(exact) >= Fraction(1, 2) else 0)
+    return total // weight_sum
+
+
+def allocatable_request(node_info: NodeInfo, name: str, pod_amount: int,
+                         nonzero: bool) -> tuple[int, int]:
+    """``calculateResourceAllocatableRequest``."""
+    if pod_amount == 0 and is_scalar_resource(name):
+        return 0, 0
+    alloc = node_info.node.allocatable.get(name, 0)
+    if nonzero and name in (CPU, MEMORY):
+        base = node_info.non_zero_requested[0 if name == CPU else 1]
+    else:
+        base = node_info.requested.get(name, 0)
+    if name not in (CPU, MEMORY, EPHEMERAL_STORAGE) and name not in node_info.node.allocatable:
+        return 0, 0
+    return alloc, base + pod_amount
+
+
+def _shape_value(shape: Sequence[tuple[int, int]], p: int) -> int:
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    for k, (u, s) in enumerate(shape):
+        if p <= u:
+            if k == 0:
+                return s * scale
+            (u0, s0) = shape[k - 1]
+            num = (s - s0) * scale * (p - u0)
+            q = abs(num) // (u - u0)
+            return s0 * scale + (q if num >= 0 else -q)
+    return shape[-1][1] * scale

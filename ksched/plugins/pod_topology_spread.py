@@ -1,0 +1,326 @@
+"""PodTopologySpread (``plugins/podtopologyspread/{common,filtering,scoring,plugin}.go``).
+
+Filter (``DoNotSchedule`` constraints): placing the pod in a node's domain must keep
+``matching pods in the domain + self match - global minimum <= maxSkew``. Score
+(``ScheduleAnyway`` constraints, or the system defaults for pods without constraints): fewer
+matching pods in the node's domains is better, each constraint weighted by ``ln(domains + 2)``.
+Counts are taken over all nodes that pass the constraint's node-inclusion policies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod, TopologySpreadConstraint
+from ksched.constants import LABEL_HOSTNAME, LABEL_ZONE, MAX_NODE_SCORE
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.kernels import taint_toleration as taint_kernels
+from ksched.labels import Selector
+from ksched.plugins._helpers import cycle_data
+from ksched.plugins.node_affinity import required_node_affinity_mask
+from ksched.plugins.taint_toleration import encode_tolerations
+from ksched.state import ABSENT, ClusterState
+from ksched.status import SKIP, Code, Status, unresolvable, unschedulable
+
+REASON_SKEW = "node(s) didn't match pod topology spread constraints"
+REASON_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+SYSTEM, LIST = "System", "List"
+
+#: ``systemDefaultConstraints`` (plugin.go).
+SYSTEM_DEFAULT_CONSTRAINTS = (
+    TopologySpreadConstraint(3, LABEL_HOSTNAME, SCHEDULE_ANYWAY),
+    TopologySpreadConstraint(5, LABEL_ZONE, SCHEDULE_ANYWAY),
+)
+
+
+@attrs.frozen
+class PodTopologySpreadArgs:
+    default_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    defaulting_type: str = SYSTEM
+
+
+@attrs.frozen
+class Constraint:
+    """An internal ``topologySpreadConstraint`` with its selector resolved."""
+
+    max_skew: int
+    topology_key: str
+    selector: Selector
+    min_domains: int = 1
+    honor_affinity: bool = True
+    honor_taints: bool = False
+
+
+def default_selector(pod: Pod, state: ClusterState) -> Selector:
+    """``helper.DefaultSelector``: the selectors of the Services selecting the pod, and of the
+    ReplicationController, ReplicaSet or StatefulSet that controls it."""
+    workloads = state.objects.get("workloads", ())
+    label_set: dict[str, str] = {}
+    for w in workloads:
+        if (w.kind == "Service" and w.namespace == pod.namespace and w.selector is not None
+                and Selector.from_set(w.selector.match_labels).matches(pod.labels)):
+            label_set.update(w.selector.match_labels)
+    extra: list = []
+    if pod.controller is not None:
+        api_version, kind, name = pod.controller
+        owner = next((w for w in workloads if w.kind == kind and w.name == name
+                      and w.namespace == pod.namespace), None)
+        expected = {"ReplicationController": "v1", "ReplicaSet": "apps/v1",
+                    "StatefulSet": "apps/v1"}.get(kind)
+        if owner is not None and api_version == expected and owner.selector is not None:
+            if kind == "ReplicationController":
+                label_set.update(owner.selector.match_labels)
+            else:
+                try:
+                    extra = list(Selector.from_label_selector(owner.selector).requirements)
+                except ValueError:
+                    extra = []
+    return Selector(list(Selector.from_set(dict(sorted(label_set.items()))).requirements) + extra)
+
+
+def build_constraints(pod: Pod, action: str, args: PodTopologySpreadArgs,
+                      state: ClusterState) -> list[Constraint]:
+    """The pod's constraints of one action (``filterTopologySpreadConstraints``), or the
+    profile's default constraints with the default selector when the pod has none."""
+    if pod.topology_spread_constraints:
+        return [_resolve(c, pod) for c in pod.topology_spread_constraints
+                if c.when_unsatisfiable == action]
+    defaults = (SYSTEM_DEFAULT_CONSTRAINTS if args.defaulting_type == SYSTEM
+                else args.default_constraints)
+    chosen = [c for c in defaults if c.when_unsatisfiable == action]
+    if not chosen:
+        return []
+    selector = default_selector(pod, state)
+    if selector.empty:
+        return []
+    return [attrs.evolve(_resolve(c, pod), selector=selector) for c in chosen]
+
+
+def _resolve(c: TopologySpreadConstraint, pod: Pod) -> Constraint:
+    selector = Selector.from_label_selector(c.label_selector)
+    own = {k: pod.labels[k] for k in c.match_label_keys if k in pod.labels}
+    if own:
+        selector = selector.merged(own)
+    return Constraint(
+        max_skew=c.max_skew, topology_key=c.topology_key, selector=selector,
+        min_domains=c.min_domains if c.min_domains is not None else 1,
+        honor_affinity=(c.node_affinity_policy or "Honor") == "Honor",
+        honor_taints=(c.node_taints_policy or "Ignore") == "Honor",
+    )
+
+
+def matching_pods_per_node(state: ClusterState, selector: Selector, namespace: str) -> np.ndarray:
+    """``countPodsMatchSelector`` for every node: int64[n_nodes].
+
+    Terminating pods and pods of other namespaces never count; an empty selector counts none.
+    """
+    counts = np.zeros(state.num_nodes, dtype=np.int64)
+    if selector.empty:
+        return counts
+    hits = [node for pod, node in zip(state.pods, state.pod_node)
+            if not pod.deleting and pod.namespace == namespace and selector.matches(pod.labels)]
+    if hits:
+        counts += np.bincount(np.asarray(hits, dtype=np.int64), minlength=state.num_nodes)
+    return counts
+
+
+class _Nodes:
+    """Per-cycle node facts every constraint reuses."""
+
+    def __init__(self, cycle: Cycle) -> None:
+        state, pod = cycle.state, cycle.pod
+        everything = np.arange(state.num_nodes, dtype=np.int64)
+        self.affinity_ok = required_node_affinity_mask(pod, state, everything)
+        self.taints_ok = ~taint_kernels.untolerated_mask(
+            state.taint_indptr, state.taint_keys, state.taint_values, state.taint_effects,
+            everything, *encode_tolerations(pod.tolerations, state.vocab))
+
+    def included(self, c: Constraint) -> np.ndarray:
+        """``matchNodeInclusionPolicies`` for every node."""
+        ok = np.ones(len(self.affinity_ok), dtype=np.bool_)
+        if c.honor_affinity:
+            ok &= self.affinity_ok
+        if c.honor_taints:
+            ok &= self.taints_ok
+        return ok
+
+
+def _label_values(state: ClusterState, key: str) -> np.ndarray:
+    column = state.label_column(key)
+    if column < 0:
+        return np.full(state.num_nodes, ABSENT, dtype=np.int64)
+    return state.labels[:, column].astype(np.int64)
+
+
+def _has_all_keys(state: ClusterState, constraints: Sequence[Constraint]) -> np.ndarray:
+    ok = np.ones(state.num_nodes, dtype=np.bool_)
+    for c in constraints:
+        ok &= _label_values(state, c.topology_key) != ABSENT
+    return ok
+
+
+@attrs.frozen(eq=False)
+class _FilterState:
+    """``preFilterState``: per constraint the matches per domain and the global minimum."""
+
+    constraints: tuple[Constraint, ...]
+    domain_counts: tuple[dict[int, int], ...]
+    min_match: tuple[int, ...]
+    self_match: tuple[int, ...]
+
+
+@attrs.frozen(eq=False)
+class _ScoreState:
+    constraints: tuple[Constraint, ...]
+    ignored: np.ndarray  # bool[n_nodes]
+    weights: tuple[float, ...]
+    domain_counts: tuple[dict[int, int], ...]
+    node_counts: tuple[np.ndarray, ...]
+
+
+@attrs.frozen
+class PodTopologySpread:
+    NAME: ClassVar[str] = "PodTopologySpread"
+    args: PodTopologySpreadArgs = attrs.field(
+        default=None, converter=lambda a: a if a is not None else PodTopologySpreadArgs())
+
+    @property
+    def system_defaulted(self) -> bool:
+        return self.args.defaulting_type == SYSTEM
+
+    def _constraints(self, cycle: Cycle, action: str) -> list[Constraint] | Status:
+        try:
+            return build_constraints(cycle.pod, action, self.args, cycle.state)
+        except ValueError as exc:
+            return Status(Code.ERROR, (f"obtaining pod's topology spread constraints: {exc}",))
+
+    def pre_filter(self, cycle: Cycle) -> Status | None:
+        constraints = self._constraints(cycle, DO_NOT_SCHEDULE)
+        if isinstance(constraints, Status):
+            return constraints
+        if not constraints:
+            return SKIP
+        cycle.data[self.NAME] = self._filter_state(cycle, constraints)
+        return None
+
+    def _filter_state(self, cycle: Cycle, constraints: list[Constraint]) -> _FilterState:
+        state, pod = cycle.state, cycle.pod
+        nodes = cycle_data(cycle, self.NAME + "/nodes", lambda: _Nodes(cycle))
+        keyed = _has_all_keys(state, constraints)
+        domain_counts, min_match, self_match = [], [], []
+        for c in constraints:
+            counts = matching_pods_per_node(state, c.selector, pod.namespace)
+            eligible = keyed & nodes.included(c)
+            per_domain: dict[int, int] = {}
+            for value, count in zip(_label_values(state, c.topology_key)[eligible],
+                                    counts[eligible]):
+                per_domain[int(value)] = per_domain.get(int(value), 0) + int(count)
+            domain_counts.append(per_domain)
+            enough = len(per_domain) >= c.min_domains
+            min_match.append(min(per_domain.values()) if enough and per_domain else 0)
+            self_match.append(1 if c.selector.matches(pod.labels) else 0)
+        return _FilterState(tuple(constraints), tuple(domain_counts), tuple(min_match),
+                            tuple(self_match))
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        s = cycle.data.get(self.NAME)
+        if s is None:
+            constraints = self._constraints(cycle, DO_NOT_SCHEDULE)
+            if isinstance(constraints, Status) or not constraints:
+                return FilterResult.from_mask(np.ones(len(nodes), np.bool_), Status())
+            s = cycle.data[self.NAME] = self._filter_state(cycle, constraints)
+        codes = np.zeros(len(nodes), dtype=np.int64)
+        for i, c in enumerate(s.constraints):
+            values = _label_values(cycle.state, c.topology_key)[nodes]
+            undecided = codes == 0
+            codes[undecided & (values == ABSENT)] = 1
+            matched = np.array([s.domain_counts[i].get(int(v), 0) for v in values],
+                               dtype=np.int64)
+            skew = matched + s.self_match[i] - s.min_match[i]
+            codes[undecided & (values != ABSENT) & (skew > c.max_skew)] = 2
+        return FilterResult.from_codes(codes, lambda code: unresolvable(REASON_MISSING_LABEL)
+                                       if code == 1 else unschedulable(REASON_SKEW))
+
+    def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
+        if cycle.state.num_nodes == 0:
+            return SKIP
+        constraints = self._constraints(cycle, SCHEDULE_ANYWAY)
+        if isinstance(constraints, Status):
+            return constraints
+        if not constraints:
+            return SKIP
+        cycle.data[self.NAME + "/score"] = self._score_state(cycle, constraints, nodes)
+        return None
+
+    def _score_state(self, cycle: Cycle, constraints: list[Constraint],
+                     feasible: NodeIndices) -> _ScoreState:
+        state, pod = cycle.state, cycle.pod
+        nodes = cycle_data(cycle, self.NAME + "/nodes", lambda: _Nodes(cycle))
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        keyed = _has_all_keys(state, constraints) if require_all else np.ones(
+            state.num_nodes, dtype=np.bool_)
+        ignored = np.zeros(state.num_nodes, dtype=np.bool_)
+        ignored[feasible[~keyed[feasible]]] = True
+        scored = feasible[keyed[feasible]]
+        weights, domain_counts, node_counts = [], [], []
+        for c in constraints:
+            counts = matching_pods_per_node(state, c.selector, pod.namespace)
+            node_counts.append(counts)
+            if c.topology_key == LABEL_HOSTNAME:
+                domain_counts.append({})
+                weights.append(math.log(len(feasible) - int(ignored.sum()) + 2))
+                continue
+            values = _domain_ids(state, c.topology_key)
+            per_domain = {int(v): 0 for v in values[scored]}
+            weights.append(math.log(len(per_domain) + 2))
+            eligible = keyed & nodes.included(c)
+            for value, count in zip(values[eligible], counts[eligible]):
+                if int(value) in per_domain:
+                    per_domain[int(value)] += int(count)
+            domain_counts.append(per_domain)
+        return _ScoreState(tuple(constraints), ignored, tuple(weights), tuple(domain_counts),
+                           tuple(node_counts))
+
+    def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
+        s: _ScoreState = cycle.data[self.NAME + "/score"]
+        totals = np.zeros(len(nodes), dtype=np.float64)
+        for i, c in enumerate(s.constraints):
+            present = _label_values(cycle.state, c.topology_key)[nodes] != ABSENT
+            if c.topology_key == LABEL_HOSTNAME:
+                counts = s.node_counts[i][nodes]
+            else:
+                ids = _domain_ids(cycle.state, c.topology_key)[nodes]
+                counts = np.array([s.domain_counts[i].get(int(v), 0) for v in ids],
+                                  dtype=np.int64)
+            term = counts.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
+            totals = np.where(present, totals + term, totals)
+        rounded = np.floor(totals)
+        rounded += (totals - rounded) >= 0.5
+        scores = rounded.astype(np.int64)
+        scores[s.ignored[nodes]] = 0
+        cycle.data[self.NAME + "/ignored"] = s.ignored[nodes]
+        return scores
+
+    def normalize_score(self, cycle: Cycle, scores: np.ndarray) -> None:
+        ignored = cycle.data[self.NAME + "/ignored"]
+        valid = scores[~ignored]
+        low = int(valid.min()) if len(valid) else 0
+        high = max(int(valid.max()), 0) if len(valid) else 0
+        if high == 0:
+            scores[:] = MAX_NODE_SCORE
+        else:
+            scores[:] = MAX_NODE_SCORE * (high + low - scores) // high
+        scores[ignored] = 0
+
+
+def _domain_ids(state: ClusterState, key: str) -> np.ndarray:
+    """Label value ids with a missing label read as the empty value (``node.Labels[key]``)."""
+    values = _label_values(state, key)
+    empty = state.vocab.get("")
+    return np.where(values == ABSENT, empty if empty >= 0 else len(state.vocab), values)

@@ -1,0 +1,34 @@
+"""VolumeBinding (``plugins/volumebinding``): pods without the volumes it checks skip it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.plugins import _volumes
+from ksched.plugins._volumes import CLAIMS
+from ksched.status import SKIP, Status
+
+KINDS = CLAIMS
+
+
+@attrs.frozen
+class VolumeBinding:
+    NAME: ClassVar[str] = "VolumeBinding"
+    args: Any = None
+
+    def pre_filter(self, cycle: Cycle) -> Status:
+        return _volumes.pre_filter(self.NAME, cycle.pod, KINDS)
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        return _volumes.filter_all(self.NAME, cycle, nodes, KINDS)
+
+    def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status:
+        """Scoring needs StorageCapacityScoring, off by default: always Skip."""
+        return SKIP
+
+    def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
+        return np.zeros(len(nodes), dtype=np.int64)

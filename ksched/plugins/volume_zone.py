@@ -1,0 +1,25 @@
+"""VolumeZone (``plugins/volumezone``): pods without the volumes it checks skip it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+
+from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
+from ksched.plugins import _volumes
+from ksched.status import Status
+
+KINDS = ("persistentVolumeClaim",)
+
+
+@attrs.frozen
+class VolumeZone:
+    NAME: ClassVar[str] = "VolumeZone"
+    args: Any = None
+
+    def pre_filter(self, cycle: Cycle) -> Status:
+        return _volumes.pre_filter(self.NAME, cycle.pod, KINDS)
+
+    def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
+        return _volumes.filter_all(self.NAME, cycle, nodes, KINDS)

@@ -1,0 +1,95 @@
+"""Scheduling profiles: which plugins run at each extension point, their weights and args.
+
+:func:`default_profile` is kube-scheduler v1.35.4's default profile as the framework expands it
+(``apis/config/v1/default_plugins.go`` with DynamicResourceAllocation on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ksched.api import FrozenDict
+from ksched.constants import (
+    DEFAULT_SCHEDULER_NAME,
+    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
+    MIN_FEASIBLE_NODES_TO_FIND,
+)
+
+EXTENSION_POINTS = ("preFilter", "filter", "preScore", "score")
+
+_FILTER_ORDER = (
+    "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+    "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+    "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+)
+_DEFAULT_PLUGINS = {
+    "preFilter": tuple(p for p in _FILTER_ORDER
+                       if p not in ("NodeUnschedulable", "NodeName", "TaintToleration")),
+    "filter": _FILTER_ORDER,
+    "preScore": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                 "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
+    "score": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+              "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+              "NodeResourcesBalancedAllocation", "ImageLocality"),
+}
+_DEFAULT_WEIGHTS = {
+    "TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
+    "PodTopologySpread": 2, "InterPodAffinity": 2, "DynamicResources": 2,
+    "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1,
+}
+
+
+def _plugin_lists(value: Mapping[str, Any]) -> FrozenDict:
+    return FrozenDict({point: tuple(value.get(point, ())) for point in EXTENSION_POINTS})
+
+
+@attrs.frozen
+class Profile:
+    """One scheduler profile.
+
+    Examples
+    --------
+    >>> p = default_profile()
+    >>> p.plugins["score"][0], p.weights["TaintToleration"]
+    ('TaintToleration', 3)
+    """
+
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    #: Plugin names per extension point, in run order.
+    plugins: FrozenDict = attrs.field(factory=lambda: _plugin_lists(_DEFAULT_PLUGINS),
+                                      converter=_plugin_lists)
+    weights: FrozenDict = attrs.field(factory=lambda: FrozenDict(_DEFAULT_WEIGHTS),
+                                      converter=FrozenDict)
+    #: Plugin args by plugin name; a missing entry means the plugin's defaults.
+    args: FrozenDict = attrs.field(factory=FrozenDict, converter=FrozenDict)
+    #: ``None``: use the scheduler-wide value.
+    percentage_of_nodes_to_score: int | None = None
+
+    def plugin_names(self) -> tuple[str, ...]:
+        """Every plugin the profile uses, in first-use order."""
+        names: dict[str, None] = {}
+        for point in EXTENSION_POINTS:
+            names.update(dict.fromkeys(self.plugins[point]))
+        return tuple(names)
+
+
+def default_profile(percentage_of_nodes_to_score: int | None = None) -> Profile:
+    """kube-scheduler v1.35.4's default profile."""
+    return Profile(percentage_of_nodes_to_score=percentage_of_nodes_to_score)
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """``numFeasibleNodesToFind``: how many feasible nodes the filter walk looks for.
+
+    Below 100 nodes, all of them; a percentage of 0 is adaptive (``50 - nodes/125``, at least 5);
+    never fewer than 100.
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    num_nodes = num_all_nodes * percentage // 100
+    return max(num_nodes, MIN_FEASIBLE_NODES_TO_FIND)

@@ -1,0 +1,365 @@
+"""The columnar cluster: nodes and the pods bound to them, as numpy arrays.
+
+A :class:`ClusterState` is what kube-scheduler's snapshot holds (``NodeInfo`` per node), laid out
+by column so that a Filter is a mask over nodes and a Score a vector. Strings are interned to
+integer ids once, here; kernels only compare integers. A state is immutable: its arrays are
+read-only, and scheduling returns a new state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from ksched.api import FrozenDict, Node, Pod
+from ksched.constants import (
+    BASE_RESOURCES,
+    CPU,
+    EPHEMERAL_STORAGE,
+    LABEL_REGION,
+    LABEL_REGION_BETA,
+    LABEL_ZONE,
+    LABEL_ZONE_BETA,
+    MEMORY,
+    PODS,
+)
+from ksched.errors import InvalidObjectError
+from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
+
+#: Label value id for "this node has no such label".
+ABSENT = -1
+#: Id of a string that no node carries (never equal to a node's value).
+UNKNOWN = -2
+
+TAINT_EFFECT_CODES = {"NoSchedule": 0, "PreferNoSchedule": 1, "NoExecute": 2}
+NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = 0, 1, 2
+PROTOCOL_CODES = {"TCP": 0, "UDP": 1, "SCTP": 2}
+WILDCARD_IP = "0.0.0.0"
+
+_GO_INT = re.compile(r"[+-]?[0-9]+\Z")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: the integer, or ``None`` when Go would fail."""
+    if not _GO_INT.match(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+class Vocab:
+    """Interns strings to dense int32 ids. Built once per state, never grown afterwards."""
+
+    def __init__(self, strings: Iterable[str] = ()) -> None:
+        self._ids: dict[str, int] = {}
+        self.strings: list[str] = []
+        for s in strings:
+            self.add(s)
+
+    def add(self, text: str) -> int:
+        found = self._ids.get(text)
+        if found is None:
+            found = self._ids[text] = len(self.strings)
+            self.strings.append(text)
+        return found
+
+    def get(self, text: str) -> int:
+        """The id of ``text``, or :data:`UNKNOWN` when no interned object uses it."""
+        return self._ids.get(text, UNKNOWN)
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+
+def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
+    """``schedutil.GetHostPorts``: sidecar init containers first, then app containers.
+
+    Each entry is ``(hostIP, protocol, hostPort)`` sanitised as ``HostPortInfo`` does: an empty
+    IP is ``0.0.0.0`` and ports <= 0 are dropped.
+    """
+    out = []
+    for c in [c for c in pod.init_containers if c.is_sidecar] + list(pod.containers):
+        for p in c.ports:
+            if p.host_port > 0:
+                out.append((p.host_ip or WILDCARD_IP, p.protocol or "TCP", p.host_port))
+    return out
+
+
+def zone_key(labels: Mapping[str, str]) -> str:
+    """``utilnode.GetZoneKey``: region and zone (beta labels first); ``""`` for neither."""
+    zone = labels.get(LABEL_ZONE_BETA, labels.get(LABEL_ZONE, ""))
+    region = labels.get(LABEL_REGION_BETA, labels.get(LABEL_REGION, ""))
+    if not zone and not region:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def node_tree_order(nodes: Sequence[Node]) -> npt.NDArray[np.int64]:
+    """The snapshot's node list order (``backend/cache/node_tree.go``).
+
+    Nodes are grouped by zone key (zones in first-seen order, nodes in input order) and the list
+    takes one node from each zone in turn.
+    """
+    zones: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        zones.setdefault(zone_key(node.labels), []).append(i)
+    groups = list(zones.values())
+    order = []
+    for depth in range(max((len(g) for g in groups), default=0)):
+        order.extend(g[depth] for g in groups if depth < len(g))
+    return np.asarray(order, dtype=np.int64)
+
+
+def _readonly(*arrays: np.ndarray) -> None:
+    for a in arrays:
+        a.flags.writeable = False
+
+
+@attrs.frozen(eq=False)
+class ClusterState:
+    """Nodes and bound pods of a cluster, by column.
+
+    Attributes (``N`` nodes, ``R`` resources, ``K`` label keys, ``P`` host-port keys)
+    ----------
+    nodes : tuple of Node, input order; ``pods`` : the bound pods, ``pod_node`` their node index.
+    resource_names : the ``R`` columns: cpu (milli), memory, ephemeral-storage, pods, then scalars.
+    allocatable, requested : int64[N, R]; ``requested[:, pods]`` is the number of pods.
+    nonzero_requested : int64[N, 2], cpu and memory with the scoring defaults.
+    labels : int32[N, K] value ids (:data:`ABSENT` when missing), ``label_ints`` / ``label_int_ok``
+        the values parsed as Go int64 (for ``Gt`` / ``Lt``).
+    taint_indptr, taint_keys, taint_values, taint_effects : the node taints as CSR rows.
+    image_indptr, image_ids : the node images (every listed name) as CSR rows; per image id,
+        ``image_sizes`` (the first reporting node's) and ``image_num_nodes`` (nodes listing it).
+    port_keys, port_count : int32[N, P] how many bound pods use each (ip, protocol, port).
+    tree_order : int64[N], the snapshot order the scheduler walks nodes in.
+    """
+
+    nodes: tuple[Node, ...]
+    pods: tuple[Pod, ...]
+    pod_node: npt.NDArray[np.int64]
+    namespaces: FrozenDict
+    vocab: Vocab
+    node_index: Mapping[str, int]
+    resource_names: tuple[str, ...]
+    allocatable: npt.NDArray[np.int64]
+    requested: npt.NDArray[np.int64]
+    nonzero_requested: npt.NDArray[np.int64]
+    unschedulable: npt.NDArray[np.bool_]
+    label_keys: Mapping[str, int]
+    labels: npt.NDArray[np.int32]
+    label_ints: npt.NDArray[np.int64]
+    label_int_ok: npt.NDArray[np.bool_]
+    taint_indptr: npt.NDArray[np.int64]
+    taint_keys: npt.NDArray[np.int32]
+    taint_values: npt.NDArray[np.int32]
+    taint_effects: npt.NDArray[np.int8]
+    image_index: Mapping[str, int]
+    image_indptr: npt.NDArray[np.int64]
+    image_ids: npt.NDArray[np.int32]
+    image_sizes: npt.NDArray[np.int64]
+    image_num_nodes: npt.NDArray[np.int64]
+    port_keys: tuple[tuple[str, str, int], ...]
+    port_count: npt.NDArray[np.int32]
+    tree_order: npt.NDArray[np.int64]
+    #: Objects other plugins read (services, replica sets, ...), by kind.
+    objects: FrozenDict = attrs.field(factory=FrozenDict)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.nodes)
+
+    def resource_column(self, name: str) -> int:
+        """The column of resource ``name`` in the resource matrices, or -1."""
+        try:
+            return self.resource_names.index(name)
+        except ValueError:
+            return -1
+
+    def label_column(self, key: str) -> int:
+        return self.label_keys.get(key, -1)
+
+    def pods_on(self, node: int) -> list[Pod]:
+        """The bound pods of node index ``node`` (object-level view, for reference code)."""
+        return [self.pods[i] for i in np.flatnonzero(self.pod_node == node)]
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_records(cls, nodes: Sequence[Node], pods: Sequence[Pod] = (),
+                     namespaces: Mapping[str, Mapping[str, str]] | None = None,
+                     objects: Mapping[str, tuple] | None = None,
+                     extra_resources: Iterable[str] = (),
+                     extra_ports: Iterable[tuple[str, str, int]] = ()) -> ClusterState:
+        """Build the columns from node and pod records.
+
+        Pods without ``nodeName`` and terminal pods are left out; a pod naming a node that is not
+        in ``nodes`` is an error, as is a duplicate node name.
+        """
+        node_index: dict[str, int] = {}
+        for i, node in enumerate(nodes):
+            if node.name in node_index:
+                raise InvalidObjectError(f"node {node.name}", "metadata.name",
+                                         "duplicate node name")
+            node_index[node.name] = i
+        bound = [p for p in pods if p.node_name and not p.terminal]
+        for p in bound:
+            if p.node_name not in node_index:
+                raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
+                                         f'node "{p.node_name}" not found')
+        resource_names = _resource_names(nodes, bound, extra_resources)
+        vocab = Vocab()
+        state = dict(
+            nodes=tuple(nodes), pods=tuple(bound), namespaces=FrozenDict(namespaces or {}),
+            vocab=vocab, node_index=FrozenDict(node_index), resource_names=resource_names,
+            objects=FrozenDict(objects or {}),
+            unschedulable=np.array([n.unschedulable for n in nodes], dtype=np.bool_),
+            tree_order=node_tree_order(nodes),
+            pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
+        )
+        state.update(_resource_columns(nodes, bound, node_index, resource_names))
+        state.update(_label_columns(nodes, vocab))
+        state.update(_taint_columns(nodes, vocab))
+        state.update(_image_columns(nodes))
+        state.update(_port_columns(len(nodes), bound, node_index, extra_ports))
+        _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
+        return cls(**state)
+
+    def widened(self, resources: Iterable[str] = (),
+                ports: Iterable[tuple[str, str, int]] = ()) -> ClusterState:
+        """A copy with zero columns added for resources and host ports it lacks."""
+        new_resources = [r for r in dict.fromkeys(resources)
+                         if r not in self.resource_names and is_tracked_resource(r)]
+        new_ports = [p for p in dict.fromkeys(ports) if p not in self.port_keys]
+        if not new_resources and not new_ports:
+            return self
+        n = self.num_nodes
+        pad = np.zeros((n, len(new_resources)), dtype=np.int64)
+        allocatable = np.hstack([self.allocatable, pad])
+        requested = np.hstack([self.requested, pad])
+        port_count = np.hstack([self.port_count, np.zeros((n, len(new_ports)), dtype=np.int32)])
+        _readonly(allocatable, requested, port_count)
+        return attrs.evolve(self, resource_names=self.resource_names + tuple(new_resources),
+                            allocatable=allocatable, requested=requested,
+                            port_keys=self.port_keys + tuple(new_ports), port_count=port_count)
+
+
+def _resource_names(nodes: Sequence[Node], pods: Sequence[Pod],
+                    extra: Iterable[str]) -> tuple[str, ...]:
+    names = dict.fromkeys(BASE_RESOURCES)
+    for node in nodes:
+        names.update(dict.fromkeys(node.allocatable))
+    for pod in pods:
+        for c in pod.containers + pod.init_containers:
+            names.update(dict.fromkeys(c.requests))
+        names.update(dict.fromkeys(pod.overhead))
+    names.update(dict.fromkeys(extra))
+    return tuple(n for n in names if is_tracked_resource(n))
+
+
+def _resource_columns(nodes: Sequence[Node], pods: Sequence[Pod], node_index: Mapping[str, int],
+                      resource_names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    col = {name: j for j, name in enumerate(resource_names)}
+    n, r = len(nodes), len(resource_names)
+    allocatable = np.zeros((n, r), dtype=np.int64)
+    for i, node in enumerate(nodes):
+        for name, amount in node.allocatable.items():
+            if name in col:
+                allocatable[i, col[name]] = amount
+    requested = np.zeros((n, r), dtype=np.int64)
+    nonzero = np.zeros((n, 2), dtype=np.int64)
+    pods_col = col[PODS]
+    for pod in pods:
+        i = node_index[pod.node_name]
+        requests = pod_requests(pod)
+        for name, amount in requests.items():
+            if name in col and name != PODS:
+                requested[i, col[name]] += amount
+        requested[i, pods_col] += 1
+        nonzero[i] += node_info_non_zero(pod, requests)
+    return dict(allocatable=allocatable, requested=requested, nonzero_requested=nonzero)
+
+
+def _label_columns(nodes: Sequence[Node], vocab: Vocab) -> dict[str, object]:
+    keys: dict[str, int] = {}
+    for node in nodes:
+        for key in node.labels:
+            keys.setdefault(key, len(keys))
+    labels = np.full((len(nodes), len(keys)), ABSENT, dtype=np.int32)
+    ints = np.zeros((len(nodes), len(keys)), dtype=np.int64)
+    int_ok = np.zeros((len(nodes), len(keys)), dtype=np.bool_)
+    for i, node in enumerate(nodes):
+        for key, value in node.labels.items():
+            k = keys[key]
+            labels[i, k] = vocab.add(value)
+            parsed = parse_go_int(value)
+            if parsed is not None:
+                ints[i, k], int_ok[i, k] = parsed, True
+    return dict(label_keys=FrozenDict(keys), labels=labels, label_ints=ints, label_int_ok=int_ok)
+
+
+def _taint_columns(nodes: Sequence[Node], vocab: Vocab) -> dict[str, np.ndarray]:
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    keys, values, effects = [], [], []
+    for i, node in enumerate(nodes):
+        for taint in node.taints:
+            keys.append(vocab.add(taint.key))
+            values.append(vocab.add(taint.value))
+            effects.append(TAINT_EFFECT_CODES[taint.effect])
+        indptr[i + 1] = len(keys)
+    return dict(taint_indptr=indptr, taint_keys=np.array(keys, dtype=np.int32),
+                taint_values=np.array(values, dtype=np.int32),
+                taint_effects=np.array(effects, dtype=np.int8))
+
+
+def _image_columns(nodes: Sequence[Node]) -> dict[str, object]:
+    """Node images keyed by every listed name; a name's size is the first node's (cache.go)."""
+    index: dict[str, int] = {}
+    sizes: list[int] = []
+    num_nodes: list[int] = []
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    ids: list[int] = []
+    for i, node in enumerate(nodes):
+        seen: set[int] = set()
+        for image in node.images:
+            for name in image.names:
+                if name not in index:
+                    index[name] = len(sizes)
+                    sizes.append(image.size_bytes)
+                    num_nodes.append(0)
+                image_id = index[name]
+                if image_id not in seen:
+                    seen.add(image_id)
+                    num_nodes[image_id] += 1
+                    ids.append(image_id)
+        indptr[i + 1] = len(ids)
+    return dict(image_index=FrozenDict(index), image_indptr=indptr,
+                image_ids=np.array(ids, dtype=np.int32),
+                image_sizes=np.array(sizes, dtype=np.int64),
+                image_num_nodes=np.array(num_nodes, dtype=np.int64))
+
+
+def _port_columns(num_nodes: int, pods: Sequence[Pod], node_index: Mapping[str, int],
+                  extra: Iterable[tuple[str, str, int]]) -> dict[str, object]:
+    keys: dict[tuple[str, str, int], int] = {}
+    per_pod = []
+    for pod in pods:
+        ports = set(host_ports(pod))
+        per_pod.append(ports)
+        for p in sorted(ports):
+            keys.setdefault(p, len(keys))
+    for p in extra:
+        keys.setdefault(p, len(keys))
+    count = np.zeros((num_nodes, len(keys)), dtype=np.int32)
+    for pod, ports in zip(pods, per_pod):
+        for p in ports:
+            count[node_index[pod.node_name], keys[p]] += 1
+    return dict(port_keys=tuple(keys), port_count=count)
+
+
+__all__ = ["ClusterState", "Vocab", "host_ports", "node_tree_order", "zone_key", "parse_go_int",
+           "ABSENT", "UNKNOWN", "CPU", "MEMORY", "EPHEMERAL_STORAGE", "PODS"]
