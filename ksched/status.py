@@ -32,7 +32,7 @@ class Code(enum.IntEnum):
 class Status:
     """A plugin's verdict: a code, the reasons, and the plugin that gave it."""
 
-    code: Code = Code.SUCCESS
+    code: Code = attrs.field(default=Code.SUCCESS, converter=Code)
     reasons: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     plugin: str = ""
 

@@ -1,0 +1,149 @@
+"""The runtime's own rules: first failing plugin, Skip, weights, range checks, the node walk."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+import numpy as np
+import pytest
+
+from ksched.api import Container, Node, Pod, Taint
+from ksched.framework.interfaces import FilterResult
+from ksched.framework.registry import Registry
+from ksched.framework.runtime import Framework, SchedulingError
+from ksched.plugins import IN_TREE_REGISTRY
+from ksched.profile import Profile, default_profile, num_feasible_nodes_to_find
+from ksched.state import ClusterState
+from ksched.status import Status, unschedulable
+
+
+def node(name: str, cpu: int = 4000, **kw) -> Node:
+    return Node(name, allocatable={"cpu": cpu, "memory": 8 << 30, "pods": 110}, **kw)
+
+
+def pod(cpu: int = 1000) -> Pod:
+    return Pod("p", containers=[Container("c", requests={"cpu": cpu})])
+
+
+def test_first_failing_plugin_wins_in_profile_order() -> None:
+    # node a fails both TaintToleration and NodeResourcesFit: TaintToleration comes first.
+    state = ClusterState.from_records([
+        node("a", cpu=500, taints=[Taint("k", "v", "NoSchedule")]),
+        node("b", cpu=500), node("c")])
+    result = Framework(default_profile()).schedule_one(state, pod())
+    failures = {state.nodes[i].name: s for i, s in result.failures.items()}
+    assert failures["a"].plugin == "TaintToleration"
+    assert failures["a"].reasons == ("node(s) had untolerated taint(s)",)
+    assert failures["b"].plugin == "NodeResourcesFit"
+    assert failures["b"].reasons == ("Insufficient cpu",)
+    assert result.node == 2
+    assert result.message == ""
+
+
+def test_fit_error_message_is_sorted_as_strings() -> None:
+    nodes = [node(f"n{i}", cpu=500) for i in range(10)] + [
+        node("t0", taints=[Taint("k", "", "NoExecute")]),
+        node("t1", taints=[Taint("k", "", "NoExecute")])]
+    result = Framework(default_profile()).schedule_one(ClusterState.from_records(nodes), pod())
+    assert result.node is None
+    assert result.message == ("0/12 nodes are available: 10 Insufficient cpu, "
+                              "2 node(s) had untolerated taint(s).")
+
+
+def test_single_feasible_node_skips_scoring() -> None:
+    state = ClusterState.from_records([node("a", cpu=500), node("b")])
+    result = Framework(default_profile()).schedule_one(state, pod())
+    assert result.node == 1 and result.scores == {}
+    scored = Framework(default_profile()).schedule_one(state, pod(), always_score=True)
+    # LeastAllocated: cpu (4000-1000)*100/4000 = 75, memory (8Gi-200Mi)*100/8Gi = 97 -> 86
+    assert scored.scores["NodeResourcesFit"].tolist() == [86]
+
+
+@attrs.frozen
+class _Fixed:
+    NAME: ClassVar[str] = "Fixed"
+    args: object = None
+
+    def score(self, cycle, nodes):
+        return np.full(len(nodes), 101, dtype=np.int64)
+
+
+def test_out_of_range_score_is_an_error() -> None:
+    registry = IN_TREE_REGISTRY.merged({"Fixed": _Fixed})
+    profile = Profile(plugins={"preFilter": (), "filter": (), "preScore": (), "score": ("Fixed",)},
+                      weights={"Fixed": 1})
+    state = ClusterState.from_records([node("a"), node("b")])
+    with pytest.raises(SchedulingError, match='plugin "Fixed" returns an invalid score 101'):
+        Framework(profile, registry).schedule_one(state, pod())
+
+
+@attrs.frozen
+class _RejectOdd:
+    NAME: ClassVar[str] = "RejectOdd"
+    args: object = None
+
+    def filter(self, cycle, nodes):
+        return FilterResult.from_mask(nodes % 2 == 0, unschedulable("odd"))
+
+
+def test_custom_filter_and_weights() -> None:
+    registry = Registry({"RejectOdd": _RejectOdd, **dict(IN_TREE_REGISTRY)})
+    profile = Profile(plugins={"preFilter": ("NodeResourcesFit",),
+                               "filter": ("RejectOdd", "NodeResourcesFit"),
+                               "preScore": ("NodeResourcesFit",),
+                               "score": ("NodeResourcesFit",)},
+                      weights={"NodeResourcesFit": 7})
+    state = ClusterState.from_records([node("a"), node("b"), node("c", cpu=8000)])
+    result = Framework(profile, registry).schedule_one(state, pod())
+    assert {state.nodes[i].name: s.reasons for i, s in result.failures.items()} == {"b": ("odd",)}
+    # LeastAllocated: a = (75 + 100 - 200Mi/8Gi...) -> weighted by 7
+    assert result.scores["NodeResourcesFit"].tolist() == [
+        7 * int(result.raw_scores["NodeResourcesFit"][0]),
+        7 * int(result.raw_scores["NodeResourcesFit"][1])]
+    assert state.nodes[result.node].name == "c"
+
+
+@pytest.mark.parametrize("nodes, percentage, expected", [
+    (10, 0, 10), (99, 50, 99), (100, 0, 100), (1000, 0, 420), (5000, 0, 500), (6000, 0, 300),
+    (15000, 0, 750), (5000, 100, 5000), (5000, 1, 100), (200, 30, 100),
+])
+def test_num_feasible_nodes_to_find(nodes: int, percentage: int, expected: int) -> None:
+    assert num_feasible_nodes_to_find(percentage, nodes) == expected
+
+
+def test_walk_stops_after_enough_feasible_nodes_and_rotates() -> None:
+    state = ClusterState.from_records([node(f"n{i:03d}") for i in range(300)])
+    framework = Framework(default_profile())
+    first = framework.schedule_one(state, pod(), percentage_of_nodes_to_score=10)
+    assert first.num_nodes_to_find == 100
+    assert len(first.feasible) == 100 and len(first.evaluated) == 100
+    assert first.next_start_index == 100
+    second = framework.schedule_one(state, pod(), next_start_index=first.next_start_index,
+                                    percentage_of_nodes_to_score=10)
+    assert [state.nodes[i].name for i in second.evaluated[:2]] == ["n100", "n101"]
+    assert second.next_start_index == 200
+
+
+def test_skip_at_pre_filter_skips_the_filter() -> None:
+    state = ClusterState.from_records([node("a"), node("b")])
+    result = Framework(default_profile()).schedule_one(state, pod())
+    assert {"NodeAffinity", "NodePorts", "PodTopologySpread", "InterPodAffinity",
+            "VolumeBinding", "DynamicResources"} <= result.pre_filter_skipped
+    assert "NodeResourcesFit" not in result.pre_filter_skipped
+
+
+def test_pre_score_skip_leaves_the_plugin_out() -> None:
+    state = ClusterState.from_records([node("a"), node("b")])
+    best_effort = Pod("be", containers=[Container("c")])
+    result = Framework(default_profile()).schedule_one(state, best_effort)
+    assert "NodeResourcesBalancedAllocation" in result.pre_score_skipped
+    assert "NodeResourcesBalancedAllocation" not in result.scores
+    assert result.scores["DynamicResources"].tolist() == [0, 0]
+    # A best-effort pod is still scored with the 100m / 200Mi non-zero defaults.
+    # cpu (4000-100)*100/4000 = 97, memory (8Gi-200Mi)*100/8Gi = 97
+    assert result.raw_scores["NodeResourcesFit"].tolist() == [97, 97]
+
+
+def test_status_names_match_go() -> None:
+    assert Status(3).code.upstream_name == "UnschedulableAndUnresolvable"
