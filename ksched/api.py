@@ -256,6 +256,11 @@ class Pod:
         return f"{self.namespace}/{self.name}"
 
     @property
+    def has_pod_affinity(self) -> bool:
+        """Pod affinity or anti-affinity is set (``NodeInfo.PodsWithAffinity`` membership)."""
+        return self.pod_affinity is not None or self.pod_anti_affinity is not None
+
+    @property
     def terminal(self) -> bool:
         """Succeeded and Failed pods hold no resources (upstream's cache skips them)."""
         return self.phase in ("Succeeded", "Failed")

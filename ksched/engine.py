@@ -92,10 +92,14 @@ class Assumer:
         state.nonzero_requested[node] += node_info_non_zero(pod, requests)
         for port in set(host_ports(pod)):
             state.port_count[node, state.port_keys.index(port)] += 1
+        affinity_pods = state.affinity_pods
+        if pod.has_pod_affinity:
+            affinity_pods += (len(self._pods),)
         self._pods.append(attrs.evolve(pod, node_name=state.nodes[node].name))
         self._pod_node.append(node)
         self.state = attrs.evolve(state, pods=tuple(self._pods),
-                                  pod_node=np.asarray(self._pod_node, dtype=np.int64))
+                                  pod_node=np.asarray(self._pod_node, dtype=np.int64),
+                                  affinity_pods=affinity_pods)
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""

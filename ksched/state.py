@@ -168,6 +168,9 @@ class ClusterState:
     tree_order: npt.NDArray[np.int64]
     #: Objects other plugins read (services, replica sets, ...), by kind.
     objects: FrozenDict = attrs.field(factory=FrozenDict)
+    #: Positions in ``pods`` of the pods with pod affinity or anti-affinity
+    #: (``NodeInfo.PodsWithAffinity``, over the whole cluster).
+    affinity_pods: tuple[int, ...] = ()
 
     @property
     def num_nodes(self) -> int:
@@ -220,6 +223,7 @@ class ClusterState:
             unschedulable=np.array([n.unschedulable for n in nodes], dtype=np.bool_),
             tree_order=node_tree_order(nodes),
             pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
+            affinity_pods=tuple(i for i, p in enumerate(bound) if p.has_pod_affinity),
         )
         state.update(_resource_columns(nodes, bound, node_index, resource_names))
         state.update(_label_columns(nodes, vocab))

@@ -26,16 +26,12 @@ class InterPodAffinityArgs:
     ignore_preferred_terms_of_existing_pods: bool = False
 
 
-def has_pod_affinity(pod: Pod) -> bool:
-    return pod.pod_affinity is not None or pod.pod_anti_affinity is not None
-
-
 def _require_no_affinity(pod: Pod, state: ClusterState) -> None:
-    if has_pod_affinity(pod):
+    if pod.has_pod_affinity:
         raise UnsupportedFeatureError(
             f"pod {pod.key}: spec.affinity: pod affinity and anti-affinity are not supported yet")
-    bound = next((p for p in state.pods if has_pod_affinity(p)), None)
-    if bound is not None:
+    if state.affinity_pods:
+        bound = state.pods[state.affinity_pods[0]]
         raise UnsupportedFeatureError(
             f"pod {bound.key}: spec.affinity: pod affinity and anti-affinity of running pods "
             "are not supported yet")
