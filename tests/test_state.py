@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ksched.api import Container, ContainerImage, ContainerPort, Node, Pod, Taint
+from ksched.state import ABSENT, ClusterState, node_tree_order, parse_go_int, zone_key
+
+
+def zoned(name: str, zone: str | None, region: str | None = "r") -> Node:
+    labels = {}
+    if zone is not None:
+        labels["topology.kubernetes.io/zone"] = zone
+    if region is not None:
+        labels["topology.kubernetes.io/region"] = region
+    return Node(name, labels=labels)
+
+
+def test_node_tree_interleaves_zones_in_first_seen_order() -> None:
+    nodes = [zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b"), zoned("a3", "a"),
+             zoned("x1", None, None), zoned("b2", "b")]
+    order = [nodes[i].name for i in node_tree_order(nodes)]
+    assert order == ["a1", "b1", "x1", "a2", "b2", "a3"]
+
+
+def test_zone_key_prefers_beta_labels_and_keeps_region_only_nodes_apart() -> None:
+    assert zone_key({"failure-domain.beta.kubernetes.io/zone": "old",
+                     "topology.kubernetes.io/zone": "new"}) == ":\x00:old"
+    assert zone_key({"topology.kubernetes.io/region": "r1"}) == "r1:\x00:"
+    assert zone_key({}) == ""
+
+
+@pytest.mark.parametrize("text, value", [("42", 42), ("-7", -7), ("+3", 3), ("1.5", None),
+                                         ("1_000", None), (" 1", None), ("", None),
+                                         ("9223372036854775808", None)])
+def test_parse_go_int(text: str, value: int | None) -> None:
+    assert parse_go_int(text) == value
+
+
+def test_columns_hold_what_node_info_holds() -> None:
+    node = Node("n", labels={"zone": "z"}, taints=[Taint("k", "v", "NoSchedule")],
+                allocatable={"cpu": 4000, "memory": 1 << 30, "pods": 10, "example.com/gpu": 2},
+                images=[ContainerImage(("img:1", "img@sha256:x"), 500)])
+    web = Pod("web", node_name="n", containers=[
+        Container("c", requests={"cpu": 200, "example.com/gpu": 1},
+                  ports=[ContainerPort(80, 8080)])])
+    done = Pod("done", node_name="n", phase="Succeeded",
+               containers=[Container("c", requests={"cpu": 999})])
+    state = ClusterState.from_records([node], [web, done])
+    assert state.pods == (web,)
+    cols = state.resource_names
+    assert cols[:4] == ("cpu", "memory", "ephemeral-storage", "pods")
+    assert state.requested[0, cols.index("cpu")] == 200
+    assert state.requested[0, cols.index("pods")] == 1
+    assert state.requested[0, cols.index("example.com/gpu")] == 1
+    assert state.nonzero_requested[0].tolist() == [200, 200 * 1024 * 1024]
+    assert state.port_keys == (("0.0.0.0", "TCP", 8080),)
+    assert state.port_count.tolist() == [[1]]
+    assert state.labels[0, state.label_column("zone")] == state.vocab.get("z")
+    assert state.image_num_nodes.tolist() == [1, 1]
+    with pytest.raises(ValueError):
+        state.requested[0, 0] = 1  # read-only
+
+
+def test_widened_adds_zero_columns_only_for_new_names() -> None:
+    state = ClusterState.from_records([Node("n", allocatable={"cpu": 1000})])
+    wider = state.widened(resources=["cpu", "example.com/fpga", "unprefixed"],
+                          ports=[("0.0.0.0", "UDP", 53)])
+    assert wider.resource_names[-1] == "example.com/fpga"
+    assert "unprefixed" not in wider.resource_names  # upstream's Resource drops such names
+    assert wider.allocatable[:, -1].tolist() == [0]
+    assert wider.port_keys == (("0.0.0.0", "UDP", 53),)
+    assert state.widened() is state
+    assert state.labels.shape == (1, 0) and ABSENT == -1
+    assert np.array_equal(wider.allocatable[:, :4], state.allocatable)
