@@ -62,6 +62,10 @@ def _frozen_dict(value: Mapping[str, Any] | None) -> FrozenDict:
     return value if isinstance(value, FrozenDict) else FrozenDict(value)
 
 
+def _optional_frozen_dict(value: Mapping[str, Any] | None) -> FrozenDict | None:
+    return None if value is None else _frozen_dict(value)
+
+
 def _tuple(value: Any) -> tuple:
     return tuple(value or ())
 
@@ -234,9 +238,9 @@ class Pod:
     init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
     overhead: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
     #: Pod-level ``spec.resources.requests``; ``None`` when absent.
-    pod_requests: FrozenDict | None = None
+    pod_requests: FrozenDict | None = attrs.field(default=None, converter=_optional_frozen_dict)
     #: ``None`` when absent; an explicit ``{}`` stops NodeAffinity's PreFilter from skipping.
-    node_selector: FrozenDict | None = None
+    node_selector: FrozenDict | None = attrs.field(default=None, converter=_optional_frozen_dict)
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None

@@ -15,7 +15,9 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import PODS
-from ksched.framework.runtime import Framework, ScheduleResult, SchedulingError
+from ksched.fast import FastPath, supports
+from ksched.framework.runtime import Framework, SchedulingError
+from ksched.kernels import schedule_loop as loop_kernels
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, default_profile
 from ksched.resources import node_info_non_zero, pod_requests
@@ -78,6 +80,7 @@ class Assumer:
                                   port_count=state.port_count.copy())
         self._pods = list(self.state.pods)
         self._pod_node = list(self.state.pod_node)
+        self._affinity_pods = list(self.state.affinity_pods)
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
 
     def assume(self, pod: Pod, node: int) -> None:
@@ -92,17 +95,26 @@ class Assumer:
         state.nonzero_requested[node] += node_info_non_zero(pod, requests)
         for port in set(host_ports(pod)):
             state.port_count[node, state.port_keys.index(port)] += 1
-        affinity_pods = state.affinity_pods
+        self.record(pod, node)
+        self.sync()
+
+    def record(self, pod: Pod, node: int) -> None:
+        """Note a pod whose resources the compiled loop has already added to the arrays."""
         if pod.has_pod_affinity:
-            affinity_pods += (len(self._pods),)
-        self._pods.append(attrs.evolve(pod, node_name=state.nodes[node].name))
+            self._affinity_pods.append(len(self._pods))
+        self._pods.append(attrs.evolve(pod, node_name=self.state.nodes[node].name))
         self._pod_node.append(node)
-        self.state = attrs.evolve(state, pods=tuple(self._pods),
-                                  pod_node=np.asarray(self._pod_node, dtype=np.int64),
-                                  affinity_pods=affinity_pods)
+
+    def sync(self) -> None:
+        """Bring the state's pod list up to date with the recorded pods."""
+        if len(self._pods) != len(self.state.pods):
+            self.state = attrs.evolve(self.state, pods=tuple(self._pods),
+                                      pod_node=np.asarray(self._pod_node, dtype=np.int64),
+                                      affinity_pods=tuple(self._affinity_pods))
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
+        self.sync()
         for array in (self.state.requested, self.state.nonzero_requested, self.state.port_count,
                       self.state.pod_node):
             array.flags.writeable = False
@@ -113,7 +125,7 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
                    percentage_of_nodes_to_score: int | None = None,
                    tie_break: str = "round-robin",
                    seed: int | np.random.Generator | None = None,
-                   progress: Any = None) -> Result:
+                   progress: Any = None, fast_path: bool = True) -> Result:
     """Schedule ``pods`` in order on ``cluster``, each seeing the ones placed before it.
 
     Parameters
@@ -124,7 +136,9 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
     percentage_of_nodes_to_score : the scheduler-wide value; ``None`` or 0 is adaptive, as
         upstream's default. A profile's own value wins.
     tie_break : ``"round-robin"`` (deterministic) or ``"random"`` (uniform, from ``seed``).
-    progress : optional callable ``progress(n)`` told after each pod (e.g. a tqdm ``update``).
+    progress : optional callable ``progress(n)`` told as pods are done (e.g. a tqdm ``update``).
+    fast_path : run eligible pods through the compiled loop (``False``: the object-level
+        framework for every pod; both give the same placements).
 
     Examples
     --------
@@ -135,31 +149,114 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
     'n1'
     """
     framework = Framework(profile or default_profile())
-    tie_breaker = TieBreaker(tie_break, seed)
-    assumer = Assumer(cluster, pods)
-    placements = []
-    next_start = 0
-    for pod in pods:
-        try:
-            outcome = framework.schedule_one(
-                assumer.state, pod, next_start_index=next_start,
-                percentage_of_nodes_to_score=percentage_of_nodes_to_score or 0,
-                tie_breaker=tie_breaker)
-        except SchedulingError as exc:
-            placements.append(Placement(pod, None, str(exc)))
-            continue
-        next_start = outcome.next_start_index
-        placements.append(_placement(assumer, outcome))
-        if progress is not None:
-            progress(1)
-    return Result(tuple(placements), assumer.frozen())
+    batch = _Batch(framework, cluster, pods, percentage_of_nodes_to_score or 0,
+                   TieBreaker(tie_break, seed), progress)
+    if fast_path and supports(framework):
+        batch.run_with_fast_path()
+    else:
+        batch.run_framework(0, len(pods))
+    return Result(tuple(batch.placements), batch.assumer.frozen())
 
 
-def _placement(assumer: Assumer, outcome: ScheduleResult) -> Placement:
-    if outcome.node is None:
-        return Placement(outcome.pod, None, outcome.message)
-    assumer.assume(outcome.pod, outcome.node)
-    return Placement(outcome.pod, assumer.state.nodes[outcome.node].name)
+class _Batch:
+    """The running state of one ``schedule_batch`` call, shared by both paths."""
+
+    def __init__(self, framework: Framework, cluster: ClusterState, pods: Sequence[Pod],
+                 percentage: int, tie_breaker: TieBreaker, progress: Any) -> None:
+        self.framework, self.pods, self.percentage = framework, list(pods), percentage
+        self.tie_breaker, self.progress = tie_breaker, progress
+        tie_breaker.reserve(len(self.pods))
+        self.assumer = Assumer(cluster, self.pods)
+        self.placements: list[Placement] = []
+        #: The diagnosis of each pod class's latest failure in the compiled loop.
+        self.failure_messages: dict[int, str] = {}
+        #: nextStartNodeIndex, round-robin index, placements so far, next random draw.
+        self.counters = np.zeros(4, dtype=np.int64)
+
+    def _sync_tie_breaker(self, to_counters: bool) -> None:
+        tb = self.tie_breaker
+        if to_counters:
+            self.counters[1], self.counters[3] = tb.last_node_index, tb.next_draw
+        else:
+            tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
+
+    def run_framework(self, begin: int, end: int) -> None:
+        """Pods ``begin..end`` through the object-level framework, one cycle each."""
+        self._sync_tie_breaker(to_counters=False)
+        for pod in self.pods[begin:end]:
+            self.assumer.sync()
+            try:
+                outcome = self.framework.schedule_one(
+                    self.assumer.state, pod, next_start_index=int(self.counters[0]),
+                    percentage_of_nodes_to_score=self.percentage,
+                    tie_breaker=self.tie_breaker)
+            except SchedulingError as exc:
+                self.placements.append(Placement(pod, None, str(exc)))
+                continue
+            self.counters[0] = outcome.next_start_index
+            if outcome.node is None:
+                self.placements.append(Placement(pod, None, outcome.message))
+            else:
+                self.assumer.assume(pod, outcome.node)
+                self.counters[2] += 1
+                self.placements.append(Placement(pod, self.assumer.state.nodes[outcome.node].name))
+            if self.progress is not None:
+                self.progress(1)
+        self._sync_tie_breaker(to_counters=True)
+
+    def run_with_fast_path(self) -> None:
+        """Runs of loop-eligible pods through the compiled loop, the others one by one."""
+        fast = FastPath(self.framework, self.assumer.state)
+        classes = np.array([_class_or_minus_one(fast.class_of(p, self.assumer.state))
+                            for p in self.pods], dtype=np.int64)
+        self._sync_tie_breaker(to_counters=True)
+        begin = 0
+        while begin < len(self.pods):
+            end = begin
+            while end < len(self.pods) and (classes[end] >= 0) == (classes[begin] >= 0):
+                end += 1
+            if classes[begin] < 0:
+                self.run_framework(begin, end)
+            else:
+                self._run_loop(fast, classes[begin:end], begin)
+            begin = end
+
+    def _run_loop(self, fast: FastPath, classes: np.ndarray, offset: int) -> None:
+        out_node = np.zeros(len(classes), dtype=np.int64)
+        out_start = np.zeros(len(classes), dtype=np.int64)
+        messages = self.failure_messages
+        done = 0
+        while done < len(classes):
+            stop = fast.run(self.assumer.state, classes, done, self.percentage,
+                            self.tie_breaker.code, self.tie_breaker.draws, self.counters,
+                            out_node, out_start)
+            for k in range(done, stop):
+                pod, node = self.pods[offset + k], int(out_node[k])
+                if node >= 0:
+                    self.assumer.record(pod, node)
+                    self.placements.append(Placement(pod, self.assumer.state.nodes[node].name))
+                    continue
+                if node == loop_kernels.NEW_FAILURE:
+                    messages[int(classes[k])] = self._diagnose(pod, int(out_start[k]))
+                self.placements.append(Placement(pod, None, messages[int(classes[k])]))
+            if self.progress is not None:
+                self.progress(stop - done)
+            done = stop
+        self._sync_tie_breaker(to_counters=False)
+
+    def _diagnose(self, pod: Pod, start: int) -> str:
+        """The framework's wording of a failure the loop found (the state is unchanged by it)."""
+        self.assumer.sync()
+        outcome = self.framework.schedule_one(
+            self.assumer.state, pod, next_start_index=start,
+            percentage_of_nodes_to_score=self.percentage)
+        if outcome.node is not None:
+            raise AssertionError(f"compiled loop and framework disagree on {pod.key}")
+        return outcome.message
+
+
+def _class_or_minus_one(value: int | None) -> int:
+    return -1 if value is None else value
 
 
 __all__ = ["schedule_batch", "Result", "Placement", "Assumer"]

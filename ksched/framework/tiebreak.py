@@ -2,7 +2,9 @@
 
 ``round-robin`` is ``findMaxScores`` + ``lastNodeIndex`` of kube-scheduler v1.10-v1.14: a running
 index, kept across pods, picks among the tied nodes in list order. ``random`` draws uniformly,
-as newer releases do (reservoir sampling), from an explicit, seeded generator.
+as newer releases do (reservoir sampling), from an explicit, seeded generator: each selection
+among several tied nodes takes the next value of a pre-drawn stream, so the object-level path
+and the compiled loop consume the very same draws.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 TIE_BREAKS = ("round-robin", "random")
+ROUND_ROBIN, RANDOM = 0, 1
+_DRAW_LIMIT = 1 << 62
 
 
 class TieBreaker:
@@ -21,15 +25,29 @@ class TieBreaker:
         if mode not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {mode!r}")
         self.mode = mode
+        self.code = TIE_BREAKS.index(mode)
         self.last_node_index = 0
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.draws = np.zeros(0, dtype=np.int64)
+        self.next_draw = 0
+
+    def reserve(self, count: int) -> None:
+        """Make sure at least ``count`` draws are ready (random mode)."""
+        if self.code == RANDOM and len(self.draws) - self.next_draw < count:
+            more = self.rng.integers(_DRAW_LIMIT, size=max(count, 1024), dtype=np.int64)
+            self.draws = np.concatenate([self.draws[self.next_draw:], more])
+            self.next_draw = 0
 
     def choose(self, max_nodes: npt.NDArray[np.int64]) -> int:
         """Pick from ``max_nodes`` (in feasible-list order). Round-robin advances its index on
         every call, as ``selectHost`` did, even when one node has the top score."""
-        if self.mode == "random":
-            return int(max_nodes[self.rng.integers(len(max_nodes))] if len(max_nodes) > 1
-                       else max_nodes[0])
+        if self.code == RANDOM:
+            if len(max_nodes) == 1:
+                return int(max_nodes[0])
+            self.reserve(1)
+            value = self.draws[self.next_draw]
+            self.next_draw += 1
+            return int(max_nodes[value % len(max_nodes)])
         choice = int(max_nodes[self.last_node_index % len(max_nodes)])
         self.last_node_index += 1
         return choice

@@ -1,0 +1,214 @@
+"""The fused scheduling loop: many pods, one compiled function, no Python between two pods.
+
+Each pending pod belongs to a *pod class* (pods with identical scheduling specs). Everything about
+a class that does not change as pods are placed is evaluated once, before the loop, per node:
+the static filters (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) as a pass flag,
+and the raw TaintToleration, NodeAffinity and ImageLocality scores. The loop then does, per pod,
+what ``findNodesThatFitPod`` / ``prioritizeNodes`` / ``selectHost`` / ``assume`` do, checking
+the dynamic filters (NodePorts, NodeResourcesFit) and computing the resource scores on the
+nodes it visits.
+
+Arrays (``N`` nodes, ``R`` resources, ``P`` host-port keys, ``C`` pod classes, ``S`` scored
+resources):
+
+allocatable : int64[N, R]; requested : int64[N, R] and nonzero : int64[N, 2], updated in place;
+port_count : int32[N, P], updated in place; walk_order : int64[N], the node tree order.
+static_ok : bool[C, N]; taint_raw, affinity_raw, image_score : int64[C, N].
+request : int64[C, R]; checked : bool[C, R] resources the fit filter checks; count_only : bool[C].
+nonzero_add : int64[C, 2]; port_check_indptr / port_check : CSR of the host-port columns that
+conflict with the class's ports; port_add_indptr / port_add : CSR of the columns it occupies.
+subset_indptr / subset : CSR of a PreFilter node subset (in walk order); has_subset : bool[C].
+fit_cols, fit_src, fit_req : int64[C, S]; fit_weights : int64[S]; ba_cols, ba_req : int64[C, S2];
+ba_skip, affinity_skip : bool[C]; shape_x, shape_y : the RequestedToCapacityRatio shape.
+weights : int64[5], the weights of TaintToleration, NodeAffinity, NodeResourcesFit,
+NodeResourcesBalancedAllocation and ImageLocality (0 when the plugin is disabled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .balanced_allocation import balanced_allocation_scores
+from .node_resources_fit import resource_allocation_scores
+
+W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE = range(5)
+#: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
+KNOWN_FAILURE = -1
+#: ``out_node`` of a pod that failed afresh: the loop returns right after it.
+NEW_FAILURE = -2
+
+
+@jit
+def num_feasible_nodes_to_find(percentage, num_all_nodes):
+    """``numFeasibleNodesToFind`` (see :func:`ksched.profile.num_feasible_nodes_to_find`)."""
+    if num_all_nodes < 100:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < 5:
+            percentage = 5
+    found = num_all_nodes * percentage // 100
+    return found if found > 100 else 100
+
+
+@jit
+def _fits(allocatable, requested, node, request, checked, count_only, pods_col):
+    if requested[node, pods_col] + 1 > allocatable[node, pods_col]:
+        return False
+    if count_only:
+        return True
+    for col in range(request.shape[0]):
+        if checked[col] and request[col] > allocatable[node, col] - requested[node, col]:
+            return False
+    return True
+
+
+@jit
+def _ports_free(port_count, node, columns):
+    for col in columns:
+        if port_count[node, col] > 0:
+            return False
+    return True
+
+
+@jit
+def _normalize_max(raw, reverse):
+    """``DefaultNormalizeScore(100, reverse)`` into a fresh array."""
+    out = raw.copy()
+    high = np.int64(0)
+    for v in raw:
+        if v > high:
+            high = v
+    for i in range(out.shape[0]):
+        if high == 0:
+            out[i] = 100 if reverse else 0
+        else:
+            value = 100 * raw[i] // high
+            out[i] = 100 - value if reverse else value
+    return out
+
+
+@jit
+def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
+                  pods_col, static_ok, taint_raw, affinity_raw, image_score, request, checked,
+                  count_only, nonzero_add, port_check_indptr, port_check, port_add_indptr,
+                  port_add, subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src,
+                  fit_req, fit_weights, ba_cols, ba_req, ba_skip, affinity_skip, shape_x, shape_y,
+                  weights, has_scoring, fit_enabled, percentage, tie_mode, draws, state,
+                  fail_epoch, out_node, out_start):
+    """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
+
+    fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
+    tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection).
+    state : int64[4] = (nextStartNodeIndex, round-robin index, placements so far, next draw),
+        updated in place.
+    fail_epoch : int64[C], the placement count when each class last failed (-1: never).
+    out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
+    out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
+    The loop returns early, after recording it, at a pod that fails while the cluster has
+    changed since its class last failed: the caller then words the diagnosis. A pod whose class
+    failed and nothing was placed since fails the same way without being evaluated.
+    """
+    num_nodes = walk_order.shape[0]
+    feasible = np.empty(num_nodes, dtype=np.int64)
+    for p in range(begin, pod_class.shape[0]):
+        c = pod_class[p]
+        start = state[0]
+        out_start[p] = start
+        if has_subset[c]:
+            walk = subset[subset_indptr[c]:subset_indptr[c + 1]]
+        else:
+            walk = walk_order
+        n_all = walk.shape[0]
+        if fail_epoch[c] == state[2]:
+            out_node[p] = KNOWN_FAILURE
+            state[0] = (start + n_all) % num_nodes
+            continue
+        to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
+        checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
+        count = 0
+        processed = 0
+        offset = start % n_all if n_all > 0 else 0
+        for i in range(n_all):
+            node = walk[(offset + i) % n_all]
+            ok = static_ok[c, node]
+            if ok:
+                ok = _ports_free(port_count, node, checks) and (not fit_enabled or _fits(
+                    allocatable, requested, node, request[c], checked[c], count_only[c], pods_col))
+            if ok:
+                if count == to_find:
+                    break
+                feasible[count] = node
+                count += 1
+            processed += 1
+        state[0] = (start + processed) % num_nodes
+        if count == 0:
+            out_node[p] = NEW_FAILURE
+            fail_epoch[c] = state[2]
+            return p + 1
+        if count == 1:
+            chosen = feasible[0]
+        else:
+            chosen = _select(feasible[:count], c, allocatable, requested, nonzero, taint_raw,
+                             affinity_raw, image_score, fit_strategy, fit_cols, fit_src, fit_req,
+                             fit_weights, ba_cols, ba_req, ba_skip, affinity_skip, shape_x,
+                             shape_y, weights, tie_mode, draws, state)
+        out_node[p] = chosen
+        for col in range(request.shape[1]):
+            requested[chosen, col] += request[c, col]
+        requested[chosen, pods_col] += 1
+        nonzero[chosen, 0] += nonzero_add[c, 0]
+        nonzero[chosen, 1] += nonzero_add[c, 1]
+        for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
+            port_count[chosen, port_add[k]] += 1
+        state[2] += 1
+    return pod_class.shape[0]
+
+
+@jit
+def _select(feasible, c, allocatable, requested, nonzero, taint_raw, affinity_raw, image_score,
+            fit_strategy, fit_cols, fit_src, fit_req, fit_weights, ba_cols, ba_req, ba_skip,
+            affinity_skip, shape_x, shape_y, weights, tie_mode, draws, state):
+    """Score the feasible nodes, weigh, and pick the top one, ties round-robin."""
+    n = feasible.shape[0]
+    total = np.zeros(n, dtype=np.int64)
+    if weights[W_TAINT] != 0:
+        raw = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            raw[i] = taint_raw[c, feasible[i]]
+        total += weights[W_TAINT] * _normalize_max(raw, True)
+    if weights[W_AFFINITY] != 0 and not affinity_skip[c]:
+        raw = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            raw[i] = affinity_raw[c, feasible[i]]
+        total += weights[W_AFFINITY] * _normalize_max(raw, False)
+    if weights[W_FIT] != 0:
+        total += weights[W_FIT] * resource_allocation_scores(
+            fit_strategy, allocatable, requested, nonzero, feasible, fit_cols[c], fit_src[c],
+            fit_req[c], fit_weights, shape_x, shape_y)
+    if weights[W_BALANCED] != 0 and not ba_skip[c]:
+        total += weights[W_BALANCED] * balanced_allocation_scores(
+            allocatable, requested, feasible, ba_cols[c], ba_req[c])
+    if weights[W_IMAGE] != 0:
+        for i in range(n):
+            total[i] += weights[W_IMAGE] * image_score[c, feasible[i]]
+    best = total.max()
+    ties = 0
+    for i in range(n):
+        if total[i] == best:
+            ties += 1
+    if tie_mode == 0:
+        pick = state[1] % ties
+        state[1] += 1
+    elif ties > 1:
+        pick = draws[state[3]] % ties
+        state[3] += 1
+    else:
+        pick = 0
+    for i in range(n):
+        if total[i] == best:
+            if pick == 0:
+                return feasible[i]
+            pick -= 1
+    return feasible[0]

@@ -1,0 +1,273 @@
+"""The fast path: runs of pods scheduled by one compiled loop (:mod:`ksched.kernels.schedule_loop`).
+
+Pods with identical scheduling specs share a *pod class*, compiled once: the static filters and
+scores of the class are evaluated over all nodes by the same plugin code the object-level
+framework runs, so both paths agree by construction; the loop adds the dynamic parts (host
+ports, resource fit and resource scores) and the node walk, host selection and assume.
+
+A pod takes the fast path when everything its cycle needs is modelled by the loop: no topology
+spread constraints (explicit or defaulted), no pod affinity anywhere, no volumes or resource
+claims, a profile whose plugins the loop knows. Other pods go through the framework, one cycle
+at a time, on the same arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.constants import PODS
+from ksched.framework.interfaces import Cycle, PreFilterResult
+from ksched.framework.runtime import Framework
+from ksched.kernels import node_resources_fit as fit_kernels
+from ksched.kernels import schedule_loop as loop_kernels
+from ksched.plugins import _volumes
+from ksched.plugins.node_resources_fit import _STRATEGY_CODES, is_ignored, shape_arrays
+from ksched.plugins.pod_topology_spread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, build_constraints
+from ksched.resources import NON_ZERO_DEFAULTS, node_info_non_zero, pod_requests
+from ksched.state import ClusterState, host_ports
+from ksched.status import Status
+
+#: Filter plugins whose verdict does not change while pods are placed.
+STATIC_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
+#: Plugins that are no-ops for the pods the loop accepts (they Skip, or score 0).
+INERT = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+         "PodTopologySpread", "InterPodAffinity", "DynamicResources")
+KNOWN_FILTERS = STATIC_FILTERS + ("NodePorts", "NodeResourcesFit") + INERT
+SCORED = ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation",
+          "ImageLocality")
+KNOWN_SCORES = SCORED + INERT
+
+
+def supports(framework: Framework) -> bool:
+    """Whether the loop can run this profile's plugins."""
+    points = framework.points
+    return (bool(points["filter"])
+            and all(name in KNOWN_FILTERS for name, _ in points["filter"])
+            and all(name in KNOWN_FILTERS + ("NodeResourcesBalancedAllocation",)
+                    for name, _ in points["preFilter"])
+            and all(name in KNOWN_SCORES for name, _ in points["score"])
+            and all(name in KNOWN_SCORES for name, _ in points["preScore"]))
+
+
+#: Pod fields that do not change how the loop treats a pod (identity, labels, owners).
+_IDENTITY = frozenset({"name", "namespace", "uid", "labels", "controller"})
+_SIGNATURE_FIELDS = tuple(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY)
+
+
+def pod_signature(pod: Pod) -> tuple:
+    """What decides a pod's class: its spec, without its identity."""
+    return tuple(getattr(pod, name) for name in _SIGNATURE_FIELDS)
+
+
+def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
+    """Whether the loop models everything this pod's cycle does."""
+    if pod.has_pod_affinity or state.affinity_pods or pod.resource_claims:
+        return False
+    if _volumes.uses(pod, _volumes.IN_TREE_DISKS + _volumes.CSI_COUNTED):
+        return False
+    spread = framework.plugins.get("PodTopologySpread")
+    if spread is not None and (pod.topology_spread_constraints or state.objects.get("workloads")):
+        try:
+            if (build_constraints(pod, DO_NOT_SCHEDULE, spread.args, state)
+                    or build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state)):
+                return False
+        except ValueError:
+            return False
+    return True
+
+
+@attrs.define
+class ClassTables:
+    """The per-class arrays of the loop (see :mod:`ksched.kernels.schedule_loop`)."""
+
+    static_ok: list = attrs.field(factory=list)
+    taint_raw: list = attrs.field(factory=list)
+    affinity_raw: list = attrs.field(factory=list)
+    image_score: list = attrs.field(factory=list)
+    request: list = attrs.field(factory=list)
+    checked: list = attrs.field(factory=list)
+    count_only: list = attrs.field(factory=list)
+    nonzero_add: list = attrs.field(factory=list)
+    port_check: list = attrs.field(factory=list)
+    port_add: list = attrs.field(factory=list)
+    subset: list = attrs.field(factory=list)
+    has_subset: list = attrs.field(factory=list)
+    fit_inputs: list = attrs.field(factory=list)
+    ba_inputs: list = attrs.field(factory=list)
+    ba_skip: list = attrs.field(factory=list)
+    affinity_skip: list = attrs.field(factory=list)
+
+
+class FastPath:
+    """Compiles pod classes for one framework and state layout, and runs the loop."""
+
+    def __init__(self, framework: Framework, state: ClusterState) -> None:
+        self.framework = framework
+        self.layout = state
+        self.classes: dict[tuple, int | None] = {}
+        self.tables = ClassTables()
+        names = lambda point: {n for n, _ in framework.points[point]}  # noqa: E731
+        self.filters, self.scores = names("filter"), names("score")
+        self.weights = np.array([framework.weights.get(n, 0) if n in self.scores else 0
+                                 for n in SCORED], dtype=np.int64)
+        fit = framework.plugins.get("NodeResourcesFit")
+        self.fit_args = fit.args if fit is not None else None
+        balanced = framework.plugins.get("NodeResourcesBalancedAllocation")
+        self.ba_resources = balanced.args.resources if balanced is not None else ()
+        self.fail_epoch = np.zeros(0, dtype=np.int64)
+        self._arrays: dict[str, Any] | None = None
+
+    def class_of(self, pod: Pod, state: ClusterState) -> int | None:
+        """The pod's class index, compiling it on first sight; ``None``: use the framework."""
+        if not eligible(pod, state, self.framework):
+            return None
+        key = pod_signature(pod)
+        if key not in self.classes:
+            self.classes[key] = self._compile(pod, state)
+        return self.classes[key]
+
+    def _compile(self, pod: Pod, state: ClusterState) -> int | None:
+        framework, t, n = self.framework, self.tables, state.num_nodes
+        cycle = Cycle(state, pod)
+        subset = None
+        for name, plugin in framework.points["preFilter"]:
+            outcome = plugin.pre_filter(cycle)
+            if isinstance(outcome, PreFilterResult) and outcome.node_names is not None:
+                subset = outcome.node_names if subset is None else subset & outcome.node_names
+            elif isinstance(outcome, Status) and not (outcome.is_success or outcome.is_skip):
+                return None
+        if subset is not None and not subset:
+            return None
+        everything = np.arange(n, dtype=np.int64)
+        ok = np.ones(n, dtype=np.bool_)
+        for name, plugin in framework.points["filter"]:
+            if name in STATIC_FILTERS:
+                ok &= plugin.filter(cycle, everything).passed
+        t.static_ok.append(ok)
+        affinity_skip = True
+        for name, plugin in framework.points["preScore"]:
+            status = plugin.pre_score(cycle, everything)
+            if name == "NodeAffinity":
+                if status is not None and not (status.is_success or status.is_skip):
+                    t.static_ok.pop()
+                    return None
+                affinity_skip = status is not None and status.is_skip
+        t.affinity_skip.append(affinity_skip)
+        t.taint_raw.append(self._raw("TaintToleration", cycle, everything))
+        t.affinity_raw.append(self._raw("NodeAffinity", cycle, everything)
+                              if not affinity_skip else np.zeros(n, dtype=np.int64))
+        t.image_score.append(self._raw("ImageLocality", cycle, everything))
+        self._compile_resources(pod, state)
+        wanted = host_ports(pod) if "NodePorts" in self.filters else []
+        from ksched.plugins.node_ports import conflicting_columns
+
+        t.port_check.append(conflicting_columns(wanted, state.port_keys))
+        t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
+                                   dtype=np.int64))
+        t.has_subset.append(subset is not None)
+        t.subset.append(np.array([i for i in state.tree_order if state.nodes[i].name in subset],
+                                 dtype=np.int64) if subset is not None else np.zeros(0, np.int64))
+        self.fail_epoch = np.append(self.fail_epoch, -1)
+        self._arrays = None
+        return len(t.static_ok) - 1
+
+    def _raw(self, name: str, cycle: Cycle, nodes: np.ndarray) -> np.ndarray:
+        plugin = self.framework.plugins.get(name)
+        if plugin is None or name not in self.scores:
+            return np.zeros(len(nodes), dtype=np.int64)
+        return np.asarray(plugin.score(cycle, nodes), dtype=np.int64)
+
+    def _compile_resources(self, pod: Pod, state: ClusterState) -> None:
+        t = self.tables
+        requests = pod_requests(pod)
+        vector = np.array([requests.get(r, 0) if r != PODS else 0 for r in state.resource_names],
+                          dtype=np.int64)
+        args = self.fit_args
+        t.request.append(vector)
+        t.checked.append(np.array([r != PODS and v > 0 and not (args and is_ignored(r, args))
+                                   for r, v in zip(state.resource_names, vector)], dtype=np.bool_))
+        t.count_only.append(not any(v for r, v in requests.items() if r != PODS))
+        t.nonzero_add.append(np.array(node_info_non_zero(pod, requests), dtype=np.int64))
+        from ksched.plugins.node_resources_fit import resource_score_inputs
+
+        fit_resources = args.resources if args is not None else ()
+        t.fit_inputs.append(resource_score_inputs(
+            state, fit_resources, pod_requests(pod, NON_ZERO_DEFAULTS), True))
+        ba = resource_score_inputs(state, self.ba_resources, requests, False)
+        t.ba_inputs.append(ba)
+        t.ba_skip.append(not ba[2].any())
+
+    def arrays(self) -> dict[str, Any]:
+        """The class tables stacked for the loop (cached until a class is added)."""
+        if self._arrays is None:
+            self._arrays = {**self._stacked(), **self._parameters()}
+        return self._arrays
+
+    def _stacked(self) -> dict[str, Any]:
+        t = self.tables
+
+        def csr(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+            indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+            indptr[1:] = np.cumsum([len(p) for p in parts])
+            return indptr, (np.concatenate(parts).astype(np.int64) if parts
+                            else np.zeros(0, np.int64))
+
+        def stack(parts: list, width: int, dtype: Any) -> np.ndarray:
+            return np.array(parts, dtype=dtype).reshape(len(parts), width)
+
+        n, r = self.layout.num_nodes, len(self.layout.resource_names)
+        port_check_indptr, port_check = csr(t.port_check)
+        port_add_indptr, port_add = csr(t.port_add)
+        subset_indptr, subset = csr(t.subset)
+        fit_width = len(self.fit_args.resources) if self.fit_args is not None else 0
+        return dict(
+            static_ok=stack(t.static_ok, n, np.bool_),
+            taint_raw=stack(t.taint_raw, n, np.int64),
+            affinity_raw=stack(t.affinity_raw, n, np.int64),
+            image_score=stack(t.image_score, n, np.int64),
+            request=stack(t.request, r, np.int64), checked=stack(t.checked, r, np.bool_),
+            count_only=np.array(t.count_only, dtype=np.bool_),
+            nonzero_add=stack(t.nonzero_add, 2, np.int64),
+            port_check_indptr=port_check_indptr, port_check=port_check,
+            port_add_indptr=port_add_indptr, port_add=port_add,
+            subset_indptr=subset_indptr, subset=subset,
+            has_subset=np.array(t.has_subset, dtype=np.bool_),
+            fit_cols=stack([f[0] for f in t.fit_inputs], fit_width, np.int64),
+            fit_src=stack([f[1] for f in t.fit_inputs], fit_width, np.int64),
+            fit_req=stack([f[2] for f in t.fit_inputs], fit_width, np.int64),
+            ba_cols=stack([b[0] for b in t.ba_inputs], len(self.ba_resources), np.int64),
+            ba_req=stack([b[2] for b in t.ba_inputs], len(self.ba_resources), np.int64),
+            ba_skip=np.array(t.ba_skip, dtype=np.bool_),
+            affinity_skip=np.array(t.affinity_skip, dtype=np.bool_),
+        )
+
+    def _parameters(self) -> dict[str, Any]:
+        args = self.fit_args
+        shape_x, shape_y = shape_arrays(args.shape if args is not None else ())
+        return dict(
+            fit_strategy=_STRATEGY_CODES[args.strategy] if args is not None
+            else fit_kernels.LEAST_ALLOCATED,
+            fit_weights=np.array([w for _, w in args.resources] if args is not None else [],
+                                 dtype=np.int64),
+            shape_x=shape_x, shape_y=shape_y, weights=self.weights,
+            has_scoring=self.framework.has_scoring,
+            fit_enabled="NodeResourcesFit" in self.filters,
+        )
+
+
+    def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
+            tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
+            out_start: np.ndarray) -> int:
+        """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
+        where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`)."""
+        stop = loop_kernels.schedule_loop(
+            begin, classes, state.allocatable, state.requested, state.nonzero_requested,
+            state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
+            percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
+            fail_epoch=self.fail_epoch, out_node=out_node, out_start=out_start)
+        return int(stop)

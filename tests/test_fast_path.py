@@ -1,0 +1,127 @@
+"""The compiled loop and the object-level framework place every pod identically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ksched
+from ksched import conformance
+from ksched.api import (
+    Container,
+    ContainerImage,
+    ContainerPort,
+    Node,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PreferredSchedulingTerm,
+    Taint,
+    Toleration,
+)
+from ksched.errors import UnsupportedFeatureError
+
+TRACES = conformance.trace_files([Path(__file__).parent / "conformance"])
+
+
+def _both(cluster, pods, **kw):
+    fast = ksched.schedule_batch(cluster, pods, **kw)
+    slow = ksched.schedule_batch(cluster, pods, fast_path=False, **kw)
+    return fast, slow
+
+
+def _assert_same(fast, slow) -> None:
+    assert [(p.pod.key, p.node, p.reason) for p in fast.placements] == \
+           [(p.pod.key, p.node, p.reason) for p in slow.placements]
+    assert np.array_equal(fast.state.requested, slow.state.requested)
+    assert np.array_equal(fast.state.nonzero_requested, slow.state.nonzero_requested)
+    assert [p.key for p in fast.state.pods] == [p.key for p in slow.state.pods]
+
+
+@pytest.mark.parametrize("path", [p for p in TRACES if "config" not in p.name
+                                  and "preempt" not in p.name],
+                         ids=lambda p: p.name.removesuffix(".json.gz"))
+def test_conformance_inputs_place_identically(path: Path) -> None:
+    trace = conformance.load_trace(path)
+    inputs = trace["input"]
+    objects = (inputs["nodes"] + inputs["existing_pods"] + inputs.get("namespaces", [])
+               + [o for k in ("services", "replica_sets", "stateful_sets",
+                              "replication_controllers") for o in inputs.get(k, [])])
+    cluster = ksched.load_cluster(objects)
+    pods = ksched.load_pods(inputs["pending_pods"])
+    try:
+        fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=30)
+    except UnsupportedFeatureError:
+        pytest.skip("uses features not supported yet")
+    _assert_same(fast, slow)
+
+
+ZONES = ("a", "b", "c")
+IMAGES = ("img/a:1", "img/b:1", "img/c")
+
+
+def random_cluster(rng: np.random.Generator, num_nodes: int) -> ksched.ClusterState:
+    nodes = []
+    for i in range(num_nodes):
+        taints = []
+        if rng.random() < 0.2:
+            taints.append(Taint("dedicated", str(rng.choice(["gpu", "db"])),
+                                str(rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"]))))
+        if rng.random() < 0.2:
+            taints.append(Taint("soft", "", "PreferNoSchedule"))
+        images = [ContainerImage((name,), int(rng.integers(1, 2000)) << 20)
+                  for name in IMAGES if rng.random() < 0.3]
+        nodes.append(Node(
+            f"n{i:03d}",
+            labels={"kubernetes.io/hostname": f"n{i:03d}",
+                    "topology.kubernetes.io/zone": str(rng.choice(ZONES)),
+                    "tier": str(rng.integers(0, 4))},
+            unschedulable=bool(rng.random() < 0.05), taints=taints, images=images,
+            allocatable={"cpu": int(rng.choice([2000, 4000, 8000])),
+                         "memory": int(rng.choice([4, 8, 16])) << 30,
+                         "pods": int(rng.choice([3, 10, 110])),
+                         "example.com/gpu": int(rng.choice([0, 0, 2]))}))
+    return ksched.ClusterState.from_records(nodes)
+
+
+def random_pod(rng: np.random.Generator, i: int) -> Pod:
+    requests = {"cpu": int(rng.choice([0, 100, 500, 1500])),
+                "memory": int(rng.choice([0, 256, 1024])) << 20}
+    if rng.random() < 0.2:
+        requests["example.com/gpu"] = 1
+    if rng.random() < 0.2:
+        requests.pop("memory")
+    ports = [ContainerPort(80, int(rng.choice([8080, 9100])))] if rng.random() < 0.2 else []
+    tolerations = [Toleration("dedicated", "Exists")] if rng.random() < 0.3 else []
+    affinity = None
+    if rng.random() < 0.3:
+        affinity = NodeAffinity(
+            required=(NodeSelectorTerm((NodeSelectorRequirement(
+                "topology.kubernetes.io/zone", "In", tuple(rng.choice(ZONES, 2))),)),)
+            if rng.random() < 0.5 else None,
+            preferred=(PreferredSchedulingTerm(int(rng.integers(1, 100)), NodeSelectorTerm((
+                NodeSelectorRequirement("tier", "Gt", (str(rng.integers(0, 3)),)),))),))
+    return Pod(f"p{i}", containers=[Container("c", str(rng.choice(IMAGES)), requests=requests,
+                                              ports=ports)],
+               tolerations=tolerations, node_affinity=affinity,
+               node_selector={"tier": "1"} if rng.random() < 0.1 else None)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_clusters_place_identically(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    cluster = random_cluster(rng, int(rng.choice([5, 40, 150, 260])))
+    templates = [random_pod(rng, i) for i in range(6)]
+    pods = [templates[int(rng.integers(len(templates)))] for _ in range(120)]
+    pods = [Pod(f"p{i}", containers=t.containers, tolerations=t.tolerations,
+                node_affinity=t.node_affinity, node_selector=t.node_selector)
+            for i, t in enumerate(pods)]
+    percentage = int(rng.choice([0, 10, 50, 100]))
+    tie_break = str(rng.choice(["round-robin", "random"]))
+    fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=percentage,
+                       tie_break=tie_break, seed=seed)
+    _assert_same(fast, slow)
+    assert fast.unschedulable or len(fast.scheduled) == len(pods)
