@@ -10,6 +10,33 @@ from ._jit import jit
 
 
 @jit
+def balanced_allocation_score(allocatable, requested, node, columns, pod_request, fractions):
+    """One node's score (see :func:`balanced_allocation_scores`); ``fractions`` is scratch."""
+    n = 0
+    total = 0.0
+    for j in range(columns.shape[0]):
+        col = columns[j]
+        if col < 0 or allocatable[node, col] == 0:
+            continue
+        f = np.float64(requested[node, col] + pod_request[j]) / np.float64(allocatable[node, col])
+        if f > 1.0:
+            f = 1.0
+        fractions[n] = f
+        total += f
+        n += 1
+    std = 0.0
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = total / n
+        variance = 0.0
+        for j in range(n):
+            variance += (fractions[j] - mean) * (fractions[j] - mean)
+        std = math.sqrt(variance / n)
+    return np.int64((1.0 - std) * 100)
+
+
+@jit
 def balanced_allocation_scores(allocatable, requested, nodes, columns, pod_request):
     """int64[n]: ``int64((1 - std) * 100)`` of the requested fractions.
 
@@ -21,27 +48,6 @@ def balanced_allocation_scores(allocatable, requested, nodes, columns, pod_reque
     out = np.zeros(nodes.shape[0], dtype=np.int64)
     fractions = np.zeros(columns.shape[0], dtype=np.float64)
     for i in range(nodes.shape[0]):
-        node = nodes[i]
-        n = 0
-        total = 0.0
-        for j in range(columns.shape[0]):
-            col = columns[j]
-            if col < 0 or allocatable[node, col] == 0:
-                continue
-            f = np.float64(requested[node, col] + pod_request[j]) / np.float64(allocatable[node, col])
-            if f > 1.0:
-                f = 1.0
-            fractions[n] = f
-            total += f
-            n += 1
-        std = 0.0
-        if n == 2:
-            std = abs((fractions[0] - fractions[1]) / 2)
-        elif n > 2:
-            mean = total / n
-            variance = 0.0
-            for j in range(n):
-                variance += (fractions[j] - mean) * (fractions[j] - mean)
-            std = math.sqrt(variance / n)
-        out[i] = np.int64((1.0 - std) * 100)
+        out[i] = balanced_allocation_score(allocatable, requested, nodes[i], columns,
+                                           pod_request, fractions)
     return out

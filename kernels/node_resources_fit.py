@@ -74,6 +74,42 @@ def _round_half_away(x):
 
 
 @jit
+def resource_allocation_score(strategy, allocatable, requested, nonzero, node, columns, sources,
+                              pod_request, weights, shape_x, shape_y):
+    """One node's score (see :func:`resource_allocation_scores`)."""
+    total = np.int64(0)
+    weight_sum = np.int64(0)
+    for j in range(columns.shape[0]):
+        col = columns[j]
+        if col < 0:
+            continue
+        alloc = allocatable[node, col]
+        if alloc == 0:
+            continue
+        if sources[j] == FROM_NONZERO_CPU:
+            req = nonzero[node, 0] + pod_request[j]
+        elif sources[j] == FROM_NONZERO_MEMORY:
+            req = nonzero[node, 1] + pod_request[j]
+        else:
+            req = requested[node, col] + pod_request[j]
+        if strategy == LEAST_ALLOCATED:
+            s = np.int64(0) if req > alloc else (alloc - req) * 100 // alloc
+        elif strategy == MOST_ALLOCATED:
+            s = min(req, alloc) * 100 // alloc
+        else:
+            s = _broken_linear(shape_x, shape_y, 100 if req > alloc else req * 100 // alloc)
+            if s <= 0:
+                continue
+        total += s * weights[j]
+        weight_sum += weights[j]
+    if weight_sum == 0:
+        return np.int64(0)
+    if strategy == REQUESTED_TO_CAPACITY_RATIO:
+        return _round_half_away(np.float64(total) / np.float64(weight_sum))
+    return total // weight_sum
+
+
+@jit
 def resource_allocation_scores(strategy, allocatable, requested, nonzero, nodes, columns,
                                sources, pod_request, weights, shape_x, shape_y):
     """Scores of one strategy (``resourceAllocationScorer.score``) for each node in ``nodes``.
@@ -86,36 +122,7 @@ def resource_allocation_scores(strategy, allocatable, requested, nonzero, nodes,
     """
     out = np.zeros(nodes.shape[0], dtype=np.int64)
     for i in range(nodes.shape[0]):
-        node = nodes[i]
-        total = np.int64(0)
-        weight_sum = np.int64(0)
-        for j in range(columns.shape[0]):
-            col = columns[j]
-            if col < 0:
-                continue
-            alloc = allocatable[node, col]
-            if alloc == 0:
-                continue
-            if sources[j] == FROM_NONZERO_CPU:
-                req = nonzero[node, 0] + pod_request[j]
-            elif sources[j] == FROM_NONZERO_MEMORY:
-                req = nonzero[node, 1] + pod_request[j]
-            else:
-                req = requested[node, col] + pod_request[j]
-            if strategy == LEAST_ALLOCATED:
-                s = np.int64(0) if req > alloc else (alloc - req) * 100 // alloc
-            elif strategy == MOST_ALLOCATED:
-                s = min(req, alloc) * 100 // alloc
-            else:
-                s = _broken_linear(shape_x, shape_y, 100 if req > alloc else req * 100 // alloc)
-                if s <= 0:
-                    continue
-            total += s * weights[j]
-            weight_sum += weights[j]
-        if weight_sum == 0:
-            out[i] = 0
-        elif strategy == REQUESTED_TO_CAPACITY_RATIO:
-            out[i] = _round_half_away(np.float64(total) / np.float64(weight_sum))
-        else:
-            out[i] = total // weight_sum
+        out[i] = resource_allocation_score(strategy, allocatable, requested, nonzero, nodes[i],
+                                           columns, sources, pod_request, weights, shape_x,
+                                           shape_y)
     return out

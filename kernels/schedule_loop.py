@@ -13,13 +13,15 @@ resources):
 
 allocatable : int64[N, R]; requested : int64[N, R] and nonzero : int64[N, 2], updated in place;
 port_count : int32[N, P], updated in place; walk_order : int64[N], the node tree order.
-static_ok : bool[C, N]; taint_raw, affinity_raw, image_score : int64[C, N].
-request : int64[C, R]; checked : bool[C, R] resources the fit filter checks; count_only : bool[C].
+static_ok : bool[C, N]; taint_raw, affinity_raw, image_score : int64[C, N]; taint_varies : bool[C]
+some node has an untolerated PreferNoSchedule taint; affinity_skip : bool[C] NodeAffinity's
+PreScore skipped. request : int64[C, R] added on placement; fit_check_indptr / fit_check_cols /
+fit_check_want : CSR of the resources the fit filter checks and the amounts; count_only : bool[C].
 nonzero_add : int64[C, 2]; port_check_indptr / port_check : CSR of the host-port columns that
 conflict with the class's ports; port_add_indptr / port_add : CSR of the columns it occupies.
 subset_indptr / subset : CSR of a PreFilter node subset (in walk order); has_subset : bool[C].
 fit_cols, fit_src, fit_req : int64[C, S]; fit_weights : int64[S]; ba_cols, ba_req : int64[C, S2];
-ba_skip, affinity_skip : bool[C]; shape_x, shape_y : the RequestedToCapacityRatio shape.
+ba_skip : bool[C]; shape_x, shape_y : the RequestedToCapacityRatio shape.
 weights : int64[5], the weights of TaintToleration, NodeAffinity, NodeResourcesFit,
 NodeResourcesBalancedAllocation and ImageLocality (0 when the plugin is disabled).
 """
@@ -29,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .balanced_allocation import balanced_allocation_scores
-from .node_resources_fit import resource_allocation_scores
+from .balanced_allocation import balanced_allocation_score
+from .node_resources_fit import resource_allocation_score
 
 W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE = range(5)
 #: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
@@ -53,13 +55,14 @@ def num_feasible_nodes_to_find(percentage, num_all_nodes):
 
 
 @jit
-def _fits(allocatable, requested, node, request, checked, count_only, pods_col):
+def _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only):
     if requested[node, pods_col] + 1 > allocatable[node, pods_col]:
         return False
     if count_only:
         return True
-    for col in range(request.shape[0]):
-        if checked[col] and request[col] > allocatable[node, col] - requested[node, col]:
+    for j in range(fit_cols.shape[0]):
+        col = fit_cols[j]
+        if fit_want[j] > allocatable[node, col] - requested[node, col]:
             return False
     return True
 
@@ -73,7 +76,7 @@ def _ports_free(port_count, node, columns):
 
 
 @jit
-def _normalize_max(raw, reverse):
+def _normalized(raw, reverse):
     """``DefaultNormalizeScore(100, reverse)`` into a fresh array."""
     out = raw.copy()
     high = np.int64(0)
@@ -91,12 +94,13 @@ def _normalize_max(raw, reverse):
 
 @jit
 def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
-                  pods_col, static_ok, taint_raw, affinity_raw, image_score, request, checked,
+                  pods_col, static_ok, taint_raw, taint_varies, affinity_raw, affinity_skip,
+                  image_score, request, fit_check_indptr, fit_check_cols, fit_check_want,
                   count_only, nonzero_add, port_check_indptr, port_check, port_add_indptr,
                   port_add, subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src,
-                  fit_req, fit_weights, ba_cols, ba_req, ba_skip, affinity_skip, shape_x, shape_y,
-                  weights, has_scoring, fit_enabled, percentage, tie_mode, draws, state,
-                  fail_epoch, out_node, out_start):
+                  fit_req, fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
+                  has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
+                  node_version, cached_version, cached_score, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -104,6 +108,10 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     state : int64[4] = (nextStartNodeIndex, round-robin index, placements so far, next draw),
         updated in place.
     fail_epoch : int64[C], the placement count when each class last failed (-1: never).
+    node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
+        int64[C, N] holds each class's weighted resource and image score of a node, valid
+        while ``cached_version`` equals the node's version (only the node that received the
+        last pod needs rescoring).
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -112,6 +120,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     """
     num_nodes = walk_order.shape[0]
     feasible = np.empty(num_nodes, dtype=np.int64)
+    fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
     for p in range(begin, pod_class.shape[0]):
         c = pod_class[p]
         start = state[0]
@@ -126,16 +135,25 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             state[0] = (start + n_all) % num_nodes
             continue
         to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
+        ok_row = static_ok[c]
         checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
+        fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
+        fit_want_c = fit_check_want[fit_check_indptr[c]:fit_check_indptr[c + 1]]
+        only_count = count_only[c]
         count = 0
         processed = 0
-        offset = start % n_all if n_all > 0 else 0
-        for i in range(n_all):
-            node = walk[(offset + i) % n_all]
-            ok = static_ok[c, node]
-            if ok:
-                ok = _ports_free(port_count, node, checks) and (not fit_enabled or _fits(
-                    allocatable, requested, node, request[c], checked[c], count_only[c], pods_col))
+        index = start % n_all if n_all > 0 else 0
+        for _ in range(n_all):
+            node = walk[index]
+            index += 1
+            if index == n_all:
+                index = 0
+            ok = ok_row[node]
+            if ok and checks.shape[0] > 0:
+                ok = _ports_free(port_count, node, checks)
+            if ok and fit_enabled:
+                ok = _fits(allocatable, requested, node, pods_col, fit_cols_c, fit_want_c,
+                           only_count)
             if ok:
                 if count == to_find:
                     break
@@ -150,10 +168,16 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         if count == 1:
             chosen = feasible[0]
         else:
-            chosen = _select(feasible[:count], c, allocatable, requested, nonzero, taint_raw,
-                             affinity_raw, image_score, fit_strategy, fit_cols, fit_src, fit_req,
-                             fit_weights, ba_cols, ba_req, ba_skip, affinity_skip, shape_x,
-                             shape_y, weights, tie_mode, draws, state)
+            for j in range(count):
+                node = feasible[j]
+                if cached_version[c, node] != node_version[node]:
+                    cached_score[c, node] = _resource_and_image_score(
+                        c, node, allocatable, requested, nonzero, image_score, fit_strategy,
+                        fit_cols, fit_src, fit_req, fit_weights, ba_cols, ba_req, ba_skip,
+                        shape_x, shape_y, weights, fractions)
+                    cached_version[c, node] = node_version[node]
+            chosen = _select(feasible[:count], c, taint_raw, taint_varies, affinity_raw,
+                             affinity_skip, cached_score, weights, tie_mode, draws, state)
         out_node[p] = chosen
         for col in range(request.shape[1]):
             requested[chosen, col] += request[c, col]
@@ -162,37 +186,50 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         nonzero[chosen, 1] += nonzero_add[c, 1]
         for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
             port_count[chosen, port_add[k]] += 1
+        node_version[chosen] += 1
         state[2] += 1
     return pod_class.shape[0]
 
 
 @jit
-def _select(feasible, c, allocatable, requested, nonzero, taint_raw, affinity_raw, image_score,
-            fit_strategy, fit_cols, fit_src, fit_req, fit_weights, ba_cols, ba_req, ba_skip,
-            affinity_skip, shape_x, shape_y, weights, tie_mode, draws, state):
-    """Score the feasible nodes, weigh, and pick the top one, ties round-robin."""
+def _resource_and_image_score(c, node, allocatable, requested, nonzero, image_score,
+                              fit_strategy, fit_cols, fit_src, fit_req, fit_weights, ba_cols,
+                              ba_req, ba_skip, shape_x, shape_y, weights, fractions):
+    """The weighted scores that need no normalisation: resources and images."""
+    score = np.int64(0)
+    if weights[W_FIT] != 0:
+        score += weights[W_FIT] * resource_allocation_score(
+            fit_strategy, allocatable, requested, nonzero, node, fit_cols[c], fit_src[c],
+            fit_req[c], fit_weights, shape_x, shape_y)
+    if weights[W_BALANCED] != 0 and not ba_skip[c]:
+        score += weights[W_BALANCED] * balanced_allocation_score(
+            allocatable, requested, node, ba_cols[c], ba_req[c], fractions)
+    score += weights[W_IMAGE] * image_score[c, node]
+    return score
+
+
+@jit
+def _select(feasible, c, taint_raw, taint_varies, affinity_raw, affinity_skip, cached_score,
+            weights, tie_mode, draws, state):
+    """Weigh the feasible nodes' scores and pick the top one, ties round-robin or random.
+
+    A class whose nodes all have no untolerated PreferNoSchedule taint gets 100 everywhere
+    from TaintToleration, which changes no ranking, so it is left out.
+    """
     n = feasible.shape[0]
-    total = np.zeros(n, dtype=np.int64)
-    if weights[W_TAINT] != 0:
+    total = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        total[i] = cached_score[c, feasible[i]]
+    if weights[W_TAINT] != 0 and taint_varies[c]:
         raw = np.empty(n, dtype=np.int64)
         for i in range(n):
             raw[i] = taint_raw[c, feasible[i]]
-        total += weights[W_TAINT] * _normalize_max(raw, True)
+        total += weights[W_TAINT] * _normalized(raw, True)
     if weights[W_AFFINITY] != 0 and not affinity_skip[c]:
         raw = np.empty(n, dtype=np.int64)
         for i in range(n):
             raw[i] = affinity_raw[c, feasible[i]]
-        total += weights[W_AFFINITY] * _normalize_max(raw, False)
-    if weights[W_FIT] != 0:
-        total += weights[W_FIT] * resource_allocation_scores(
-            fit_strategy, allocatable, requested, nonzero, feasible, fit_cols[c], fit_src[c],
-            fit_req[c], fit_weights, shape_x, shape_y)
-    if weights[W_BALANCED] != 0 and not ba_skip[c]:
-        total += weights[W_BALANCED] * balanced_allocation_scores(
-            allocatable, requested, feasible, ba_cols[c], ba_req[c])
-    if weights[W_IMAGE] != 0:
-        for i in range(n):
-            total[i] += weights[W_IMAGE] * image_score[c, feasible[i]]
+        total += weights[W_AFFINITY] * _normalized(raw, False)
     best = total.max()
     ties = 0
     for i in range(n):

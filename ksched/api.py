@@ -50,6 +50,8 @@ class FrozenDict(Mapping[str, Any]):
         return self._hash
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenDict):
+            return self._data == other._data
         if isinstance(other, Mapping):
             return self._data == dict(other)
         return NotImplemented

@@ -163,7 +163,9 @@ class _Batch:
 
     def __init__(self, framework: Framework, cluster: ClusterState, pods: Sequence[Pod],
                  percentage: int, tie_breaker: TieBreaker, progress: Any) -> None:
-        self.framework, self.pods, self.percentage = framework, list(pods), percentage
+        own = framework.profile.percentage_of_nodes_to_score
+        self.framework, self.pods = framework, list(pods)
+        self.percentage = own if own is not None else percentage
         self.tie_breaker, self.progress = tie_breaker, progress
         tie_breaker.reserve(len(self.pods))
         self.assumer = Assumer(cluster, self.pods)
@@ -180,7 +182,7 @@ class _Batch:
         else:
             tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
 
-    def run_framework(self, begin: int, end: int) -> None:
+    def run_framework(self, begin: int, end: int, fast: FastPath | None = None) -> None:
         """Pods ``begin..end`` through the object-level framework, one cycle each."""
         self._sync_tie_breaker(to_counters=False)
         for pod in self.pods[begin:end]:
@@ -199,6 +201,8 @@ class _Batch:
             else:
                 self.assumer.assume(pod, outcome.node)
                 self.counters[2] += 1
+                if fast is not None:
+                    fast.touch(outcome.node)
                 self.placements.append(Placement(pod, self.assumer.state.nodes[outcome.node].name))
             if self.progress is not None:
                 self.progress(1)
@@ -216,7 +220,7 @@ class _Batch:
             while end < len(self.pods) and (classes[end] >= 0) == (classes[begin] >= 0):
                 end += 1
             if classes[begin] < 0:
-                self.run_framework(begin, end)
+                self.run_framework(begin, end, fast)
             else:
                 self._run_loop(fast, classes[begin:end], begin)
             begin = end

@@ -90,7 +90,8 @@ class ClassTables:
     affinity_raw: list = attrs.field(factory=list)
     image_score: list = attrs.field(factory=list)
     request: list = attrs.field(factory=list)
-    checked: list = attrs.field(factory=list)
+    fit_check_cols: list = attrs.field(factory=list)
+    fit_check_want: list = attrs.field(factory=list)
     count_only: list = attrs.field(factory=list)
     nonzero_add: list = attrs.field(factory=list)
     port_check: list = attrs.field(factory=list)
@@ -120,7 +121,15 @@ class FastPath:
         balanced = framework.plugins.get("NodeResourcesBalancedAllocation")
         self.ba_resources = balanced.args.resources if balanced is not None else ()
         self.fail_epoch = np.zeros(0, dtype=np.int64)
+        n = state.num_nodes
+        self.node_version = np.zeros(n, dtype=np.int64)
+        self.cached_version = np.zeros((0, n), dtype=np.int64)
+        self.cached_score = np.zeros((0, n), dtype=np.int64)
         self._arrays: dict[str, Any] | None = None
+
+    def touch(self, node: int) -> None:
+        """A pod was placed on ``node`` outside the loop: its cached scores are stale."""
+        self.node_version[node] += 1
 
     def class_of(self, pod: Pod, state: ClusterState) -> int | None:
         """The pod's class index, compiling it on first sight; ``None``: use the framework."""
@@ -173,6 +182,8 @@ class FastPath:
         t.subset.append(np.array([i for i in state.tree_order if state.nodes[i].name in subset],
                                  dtype=np.int64) if subset is not None else np.zeros(0, np.int64))
         self.fail_epoch = np.append(self.fail_epoch, -1)
+        self.cached_version = np.vstack([self.cached_version, np.full((1, n), -1, np.int64)])
+        self.cached_score = np.vstack([self.cached_score, np.zeros((1, n), np.int64)])
         self._arrays = None
         return len(t.static_ok) - 1
 
@@ -189,8 +200,10 @@ class FastPath:
                           dtype=np.int64)
         args = self.fit_args
         t.request.append(vector)
-        t.checked.append(np.array([r != PODS and v > 0 and not (args and is_ignored(r, args))
-                                   for r, v in zip(state.resource_names, vector)], dtype=np.bool_))
+        checked = [j for j, (r, v) in enumerate(zip(state.resource_names, vector))
+                   if r != PODS and v > 0 and not (args and is_ignored(r, args))]
+        t.fit_check_cols.append(np.array(checked, dtype=np.int64))
+        t.fit_check_want.append(vector[checked])
         t.count_only.append(not any(v for r, v in requests.items() if r != PODS))
         t.nonzero_add.append(np.array(node_info_non_zero(pod, requests), dtype=np.int64))
         from ksched.plugins.node_resources_fit import resource_score_inputs
@@ -222,15 +235,19 @@ class FastPath:
 
         n, r = self.layout.num_nodes, len(self.layout.resource_names)
         port_check_indptr, port_check = csr(t.port_check)
+        fit_check_indptr, fit_check_cols = csr(t.fit_check_cols)
+        _, fit_check_want = csr(t.fit_check_want)
         port_add_indptr, port_add = csr(t.port_add)
         subset_indptr, subset = csr(t.subset)
         fit_width = len(self.fit_args.resources) if self.fit_args is not None else 0
         return dict(
             static_ok=stack(t.static_ok, n, np.bool_),
             taint_raw=stack(t.taint_raw, n, np.int64),
+            taint_varies=np.array([row.any() for row in t.taint_raw], dtype=np.bool_),
             affinity_raw=stack(t.affinity_raw, n, np.int64),
             image_score=stack(t.image_score, n, np.int64),
-            request=stack(t.request, r, np.int64), checked=stack(t.checked, r, np.bool_),
+            request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
+            fit_check_cols=fit_check_cols, fit_check_want=fit_check_want,
             count_only=np.array(t.count_only, dtype=np.bool_),
             nonzero_add=stack(t.nonzero_add, 2, np.int64),
             port_check_indptr=port_check_indptr, port_check=port_check,
@@ -269,5 +286,7 @@ class FastPath:
             begin, classes, state.allocatable, state.requested, state.nonzero_requested,
             state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
             percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
-            fail_epoch=self.fail_epoch, out_node=out_node, out_start=out_start)
+            fail_epoch=self.fail_epoch, node_version=self.node_version,
+            cached_version=self.cached_version, cached_score=self.cached_score,
+            out_node=out_node, out_start=out_start)
         return int(stop)

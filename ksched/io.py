@@ -15,6 +15,7 @@ import datetime
 import gzip
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,14 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
     """Every object of ``source`` as a wire-format dict, Lists flattened."""
     if isinstance(source, str | os.PathLike):
         yield from _iter_path(Path(source))
-    elif isinstance(source, Mapping) or _is_client_model(source):
+    elif isinstance(source, Mapping):
         yield from _flatten(to_wire(source))
+    elif _is_client_model(source):
+        wire = to_wire(source)
+        kind = _model_kind(source)
+        if kind:
+            wire["kind"] = kind
+        yield from _flatten(wire)
     elif isinstance(source, Iterable):
         for item in source:
             yield from iter_manifests(item)
@@ -117,6 +124,17 @@ def _flatten(obj: Any, where: str = "input") -> Iterator[Mapping[str, Any]]:
             yield from _flatten(item, where)
         return
     yield obj
+
+
+_MODEL_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?(?P<kind>[A-Z]\w*)\Z")
+
+
+def _model_kind(obj: Any) -> str | None:
+    """The kind of a top-level client model that leaves ``kind`` unset (``V1Node`` -> Node)."""
+    if "kind" not in obj.attribute_map or getattr(obj, "kind", None):
+        return None
+    match = _MODEL_CLASS.match(type(obj).__name__)
+    return match["kind"] if match else None
 
 
 def _is_client_model(obj: Any) -> bool:

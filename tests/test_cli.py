@@ -1,0 +1,235 @@
+"""The ``ksched`` command line, run in-process through ``ksched.cli.main``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ksched.cli import main
+
+TRACES = Path(__file__).parent / "conformance"
+
+CLUSTER_YAML = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3}
+spec:
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: default}
+spec:
+  nodeName: n2
+  containers:
+  - name: c
+    resources: {requests: {cpu: "3", memory: 1Gi}}
+"""
+
+PENDING_YAML = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: 500m, memory: 512Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: "5"}}
+"""
+
+
+@pytest.fixture
+def cluster_file(tmp_path: Path) -> Path:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER_YAML)
+    return path
+
+
+@pytest.fixture
+def pending_file(tmp_path: Path) -> Path:
+    path = tmp_path / "pending.yaml"
+    path.write_text(PENDING_YAML)
+    return path
+
+
+def test_conformance_two_traces(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["conformance", str(TRACES / "resources-1.json.gz"),
+               str(TRACES / "taints-1.json.gz")])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert out.splitlines() == ["PASS resources-1", "PASS taints-1", "2 passed, 0 failed"]
+    assert "Traceback" not in err
+
+
+def test_conformance_quiet_prints_only_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["conformance", "--quiet", str(TRACES / "taints-1.json.gz")])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    assert out.splitlines() == ["1 passed, 0 failed"]
+
+
+def test_schedule_bad_quantity_is_a_clean_error(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '2', memory: 4Gi, pods: '110'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n"
+        "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1.5.0}}\n")
+    rc = main(["schedule", str(path)])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    assert out == ""
+    assert err == ('ksched: pod default/web-1: spec.containers[0].resources.requests.cpu: '
+                   'invalid quantity "1.5.0"\n')
+
+
+def test_schedule_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["schedule", str(tmp_path / "nope.yaml")])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err == f"ksched: {tmp_path / 'nope.yaml'}: no such file or directory\n"
+
+
+def test_schedule_unsupported_feature_is_a_clean_error(
+        cluster_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pods = tmp_path / "affinity.yaml"
+    pods.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: aff}\nspec:\n  containers: [{name: c}]\n"
+        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - topologyKey: kubernetes.io/hostname\n"
+        "        labelSelector: {matchLabels: {app: x}}\n")
+    rc = main(["schedule", str(cluster_file), str(pods)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err == ("ksched: pod default/aff: spec.affinity: pod affinity and anti-affinity "
+                   "are not supported yet\n")
+
+
+def test_schedule_prints_placements(cluster_file: Path, pending_file: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["schedule", str(cluster_file), str(pending_file)])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    # web-1 (500m, 512Mi): n1 (2 cpu, 4Gi, empty) scores LeastAllocated (75+87)/2 = 81 and
+    # Balanced 93; n2 (4 cpu, 8Gi, 3 cpu + 1Gi used) scores (12+81)/2 = 46 and Balanced
+    # 100-|0.875-0.1875|/2*100 = 65; n3 is tainted. huge (5 cpu) fits nowhere.
+    assert out.splitlines() == [
+        "default/web-1\tn1\t",
+        "default/huge\t-\t0/3 nodes are available: 1 node(s) had untolerated taint(s), "
+        "2 Insufficient cpu.",
+    ]
+    assert err.startswith("1 scheduled, 1 unschedulable in ")
+
+
+def test_schedule_pending_pods_from_the_cluster_file(tmp_path: Path, cluster_file: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    both = tmp_path / "both.yaml"
+    both.write_text(CLUSTER_YAML + "---\n" + PENDING_YAML)
+    rc = main(["schedule", str(both), "-o", "json"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    assert json.loads(out) == [
+        {"namespace": "default", "name": "web-1", "node": "n1", "reason": ""},
+        {"namespace": "default", "name": "huge", "node": None,
+         "reason": "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
+                   "2 Insufficient cpu."},
+    ]
+
+
+def test_schedule_random_tie_break_is_reproducible(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    docs = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\n"
+            "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n" for i in range(6)]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\n"
+             "spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n"
+             for i in range(6)]
+    path = tmp_path / "c.yaml"
+    path.write_text("---\n".join(docs))
+    outs = []
+    for _ in range(2):
+        assert main(["schedule", str(path), "--tie-break", "random", "--seed", "7"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    nodes = [line.split("\t")[1] for line in outs[0].splitlines()]
+    assert sorted(nodes) == [f"n{i}" for i in range(6)]  # each pod avoids the used nodes
+
+
+def test_explain_prints_json(cluster_file: Path, pending_file: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["explain", str(cluster_file), str(pending_file), "--name", "web-1"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["pod"] == "default/web-1"
+    assert doc["chosen"] == "n1"
+    assert doc["max_nodes"] == ["n1"]
+    assert doc["message"] == ""
+    by_node = {n["node"]: n for n in doc["nodes"]}
+    assert [n["node"] for n in doc["nodes"]] == ["n1", "n2", "n3"]
+    assert by_node["n1"]["feasible"] and by_node["n2"]["feasible"]
+    assert by_node["n1"]["scores"]["NodeResourcesFit"] == [81, 81, 81]
+    assert by_node["n1"]["scores"]["NodeResourcesBalancedAllocation"] == [93, 93, 93]
+    assert by_node["n1"]["scores"]["TaintToleration"] == [0, 100, 300]
+    assert by_node["n2"]["scores"]["NodeResourcesFit"] == [46, 46, 46]
+    assert by_node["n2"]["scores"]["NodeResourcesBalancedAllocation"] == [65, 65, 65]
+    assert (by_node["n1"]["total"], by_node["n2"]["total"]) == (474, 411)
+    assert by_node["n3"] == {
+        "node": "n3", "feasible": False, "plugin": "TaintToleration",
+        "code": "UnschedulableAndUnresolvable",
+        "reasons": ["node(s) had untolerated taint(s)"], "scores": {}, "total": None}
+    assert "NodeAffinity" in doc["pre_filter_skipped"]
+
+
+def test_explain_first_pod_and_unschedulable(cluster_file: Path, pending_file: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", str(cluster_file), str(pending_file)]) == 0
+    assert json.loads(capsys.readouterr().out)["pod"] == "default/web-1"
+    assert main(["explain", str(cluster_file), str(pending_file), "--name", "huge"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["chosen"] is None
+    assert doc["message"] == ("0/3 nodes are available: 1 node(s) had untolerated taint(s), "
+                              "2 Insufficient cpu.")
+
+
+def test_explain_without_a_pending_pod(cluster_file: Path, pending_file: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["explain", str(cluster_file), str(pending_file), "--name", "nobody"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err == "ksched: no pending pod found\n"
+
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["demo", "--nodes", "200", "--running", "50", "--pending", "300"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    assert "built 200 nodes, 50 running pods, 300 pending pods" in out
+    assert "placed 300, unschedulable 0 in " in out
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["schedule", "x.yaml", "--tie-break", "coin"])
+    assert info.value.code == 2
+    assert "invalid choice: 'coin'" in capsys.readouterr().err
