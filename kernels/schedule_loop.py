@@ -105,8 +105,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
     tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection).
-    state : int64[4] = (nextStartNodeIndex, round-robin index, placements so far, next draw),
-        updated in place.
+    state : int64[5] = (nextStartNodeIndex, round-robin index, placements so far, next draw,
+        nodes evaluated so far), updated in place.
     fail_epoch : int64[C], the placement count when each class last failed (-1: never).
     node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
         int64[C, N] holds each class's weighted resource and image score of a node, valid
@@ -161,6 +161,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 count += 1
             processed += 1
         state[0] = (start + processed) % num_nodes
+        state[4] += processed
         if count == 0:
             out_node[p] = NEW_FAILURE
             fail_epoch[c] = state[2]

@@ -65,6 +65,23 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from ksched import bench
+
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.json else None
+    results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say)
+               for w in bench.workloads(args.workload)]
+    if args.json:
+        print(json.dumps({"version": "v1", "dataItems": [r.data_item() for r in results]},
+                         indent=1))
+        return 0
+    print(f"{'workload':<58} {'pods/s (median)':>16} {'ns/node':>8} {'scheduled':>10}")
+    for r in results:
+        print(f"{r.workload:<58} {r.median_pods_per_second:>16,.0f} {r.ns_per_node:>8.1f} "
+              f"{r.scheduled:>10}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ksched", description=(
         "What kube-scheduler v1.35 would do with your pods, fast."))
@@ -90,6 +107,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pod", help="file with the pending pod")
     p.add_argument("--name", help="the pod's name, when the file holds several")
     p.set_defaults(func=_explain)
+
+    p = sub.add_parser("bench", help="scheduler_perf-shaped throughput benchmarks")
+    p.add_argument("--workload", action="append",
+                   help="run the workloads whose name contains this (repeatable)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--scale", type=float, default=1.0, help="shrink every workload (smoke runs)")
+    p.add_argument("--json", action="store_true",
+                   help="print upstream scheduler_perf's dataItems shape")
+    p.set_defaults(func=_bench)
 
     p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")
     p.add_argument("--nodes", type=int, default=5000)

@@ -8,7 +8,7 @@ best node, and is assumed onto it before the next pod is considered.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 import numpy as np
@@ -21,11 +21,10 @@ from ksched.kernels import schedule_loop as loop_kernels
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, default_profile
 from ksched.resources import node_info_non_zero, pod_requests
-from ksched.state import ClusterState, host_ports
+from ksched.state import BoundPods, ClusterState, host_ports
 
 
-@attrs.frozen
-class Placement:
+class Placement(NamedTuple):
     """Where one pod went: ``node`` is ``None`` when it could not be placed, and ``reason``
     then gives the scheduler's diagnosis (``0/3 nodes are available: ...``)."""
 
@@ -44,6 +43,8 @@ class Result:
 
     placements: tuple[Placement, ...]
     state: ClusterState
+    #: How many node evaluations (filter runs) the batch took, the ns-per-node denominator.
+    nodes_evaluated: int = 0
 
     @property
     def scheduled(self) -> tuple[Placement, ...]:
@@ -78,8 +79,9 @@ class Assumer:
         self.state = attrs.evolve(state, requested=state.requested.copy(),
                                   nonzero_requested=state.nonzero_requested.copy(),
                                   port_count=state.port_count.copy())
-        self._pods = list(self.state.pods)
-        self._pod_node = list(self.state.pod_node)
+        self._log = list(self.state.pods)
+        self._pod_node = np.empty(max(2 * len(self._log), 1024), dtype=np.int64)
+        self._pod_node[:len(self._log)] = self.state.pod_node
         self._affinity_pods = list(self.state.affinity_pods)
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
 
@@ -100,21 +102,26 @@ class Assumer:
 
     def record(self, pod: Pod, node: int) -> None:
         """Note a pod whose resources the compiled loop has already added to the arrays."""
+        count = len(self._log)
         if pod.has_pod_affinity:
-            self._affinity_pods.append(len(self._pods))
-        self._pods.append(attrs.evolve(pod, node_name=self.state.nodes[node].name))
-        self._pod_node.append(node)
+            self._affinity_pods.append(count)
+        self._log.append((pod, self.state.nodes[node].name))
+        if count == len(self._pod_node):
+            self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
+        self._pod_node[count] = node
 
     def sync(self) -> None:
-        """Bring the state's pod list up to date with the recorded pods."""
-        if len(self._pods) != len(self.state.pods):
-            self.state = attrs.evolve(self.state, pods=tuple(self._pods),
-                                      pod_node=np.asarray(self._pod_node, dtype=np.int64),
+        """Bring the state's pod list up to date with the recorded pods (O(1): views)."""
+        count = len(self._log)
+        if count != len(self.state.pods):
+            self.state = attrs.evolve(self.state, pods=BoundPods(self._log, count),
+                                      pod_node=self._pod_node[:count],
                                       affinity_pods=tuple(self._affinity_pods))
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
         self.sync()
+        self.state = attrs.evolve(self.state, pod_node=self.state.pod_node.copy())
         for array in (self.state.requested, self.state.nonzero_requested, self.state.port_count,
                       self.state.pod_node):
             array.flags.writeable = False
@@ -155,7 +162,8 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
         batch.run_with_fast_path()
     else:
         batch.run_framework(0, len(pods))
-    return Result(tuple(batch.placements), batch.assumer.frozen())
+    return Result(tuple(batch.placements), batch.assumer.frozen(),
+                  nodes_evaluated=int(batch.counters[4]))
 
 
 class _Batch:
@@ -172,8 +180,9 @@ class _Batch:
         self.placements: list[Placement] = []
         #: The diagnosis of each pod class's latest failure in the compiled loop.
         self.failure_messages: dict[int, str] = {}
-        #: nextStartNodeIndex, round-robin index, placements so far, next random draw.
-        self.counters = np.zeros(4, dtype=np.int64)
+        #: nextStartNodeIndex, round-robin index, placements so far, next random draw,
+        #: nodes evaluated so far.
+        self.counters = np.zeros(5, dtype=np.int64)
 
     def _sync_tie_breaker(self, to_counters: bool) -> None:
         tb = self.tie_breaker
@@ -196,6 +205,7 @@ class _Batch:
                 self.placements.append(Placement(pod, None, str(exc)))
                 continue
             self.counters[0] = outcome.next_start_index
+            self.counters[4] += len(outcome.evaluated)
             if outcome.node is None:
                 self.placements.append(Placement(pod, None, outcome.message))
             else:

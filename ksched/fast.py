@@ -13,6 +13,7 @@ at a time, on the same arrays.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,12 +57,8 @@ def supports(framework: Framework) -> bool:
 
 #: Pod fields that do not change how the loop treats a pod (identity, labels, owners).
 _IDENTITY = frozenset({"name", "namespace", "uid", "labels", "controller"})
-_SIGNATURE_FIELDS = tuple(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY)
-
-
-def pod_signature(pod: Pod) -> tuple:
-    """What decides a pod's class: its spec, without its identity."""
-    return tuple(getattr(pod, name) for name in _SIGNATURE_FIELDS)
+#: What decides a pod's class: its spec without its identity, as a tuple (``pod_signature(pod)``).
+pod_signature = operator.attrgetter(*(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY))
 
 
 def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
@@ -79,6 +76,9 @@ def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
         except ValueError:
             return False
     return True
+
+
+_UNSEEN = object()
 
 
 @attrs.define
@@ -111,6 +111,7 @@ class FastPath:
         self.framework = framework
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
+        self.classes_by_identity: dict[tuple, int | None] = {}
         self.tables = ClassTables()
         names = lambda point: {n for n, _ in framework.points[point]}  # noqa: E731
         self.filters, self.scores = names("filter"), names("score")
@@ -132,13 +133,23 @@ class FastPath:
         self.node_version[node] += 1
 
     def class_of(self, pod: Pod, state: ClusterState) -> int | None:
-        """The pod's class index, compiling it on first sight; ``None``: use the framework."""
-        if not eligible(pod, state, self.framework):
-            return None
-        key = pod_signature(pod)
-        if key not in self.classes:
-            self.classes[key] = self._compile(pod, state)
-        return self.classes[key]
+        """The pod's class index, compiling it on first sight; ``None``: use the framework.
+
+        Replicas made with ``attrs.evolve`` share their field objects, so the class is found
+        first by the identities of the fields (valid while the batch holds the pods), then by
+        value.
+        """
+        identity = tuple(map(id, pod_signature(pod)))
+        found = self.classes_by_identity.get(identity, _UNSEEN)
+        if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
+            found = None
+            if eligible(pod, state, self.framework):
+                key = pod_signature(pod)
+                if key not in self.classes:
+                    self.classes[key] = self._compile(pod, state)
+                found = self.classes[key]
+            self.classes_by_identity[identity] = found
+        return found
 
     def _compile(self, pod: Pod, state: ClusterState) -> int | None:
         framework, t, n = self.framework, self.tables, state.num_nodes

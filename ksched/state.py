@@ -115,6 +115,44 @@ def node_tree_order(nodes: Sequence[Node]) -> npt.NDArray[np.int64]:
     return np.asarray(order, dtype=np.int64)
 
 
+class BoundPods(Sequence[Pod]):
+    """The bound pods of a state: an append-only log, read through a fixed-length view.
+
+    Pods placed during a batch are logged as ``(pod, node name)`` and get their bound record
+    (``spec.nodeName`` set) the first time they are read, so placing a pod costs no copy.
+    """
+
+    __slots__ = ("_log", "_length")
+
+    def __init__(self, log: list, length: int | None = None) -> None:
+        self._log = log
+        self._length = len(log) if length is None else length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("pod index out of range")
+        item = self._log[index]
+        if type(item) is tuple:
+            pod, node_name = item
+            item = self._log[index] = attrs.evolve(pod, node_name=node_name)
+        return item
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"BoundPods({self._length} pods)"
+
+
 def _readonly(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
@@ -140,7 +178,7 @@ class ClusterState:
     """
 
     nodes: tuple[Node, ...]
-    pods: tuple[Pod, ...]
+    pods: Sequence[Pod]
     pod_node: npt.NDArray[np.int64]
     namespaces: FrozenDict
     vocab: Vocab

@@ -1,0 +1,122 @@
+"""Benchmark workloads shaped like upstream scheduler_perf's (``test/integration/scheduler_perf``).
+
+Each workload builds a cluster and the pending pods. Nodes follow ``node-default.yaml``
+(4 cpu, 32Gi, 110 pods) unless the workload says otherwise; pods follow ``pod-default.yaml``
+(100m cpu, 500Mi memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from ksched.api import (
+    Container,
+    Node,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    Taint,
+    Toleration,
+)
+from ksched.constants import CPU, MEMORY, PODS
+from ksched.state import ClusterState
+
+GI, MI = 1024**3, 1024**2
+ZONE = "topology.kubernetes.io/zone"
+
+
+@attrs.frozen
+class Workload:
+    name: str
+    nodes: int
+    running: int
+    pending: int
+    build: Callable[[int, int, int], tuple[ClusterState, list[Pod]]]
+    percentage_of_nodes_to_score: int | None = None
+
+    def make(self, scale: float = 1.0) -> tuple[ClusterState, list[Pod]]:
+        """The cluster and pending pods, optionally scaled down (for smoke tests)."""
+        return self.build(max(int(self.nodes * scale), 1), int(self.running * scale),
+                          max(int(self.pending * scale), 1))
+
+
+def default_node(i: int, zones: int = 3, **extra: object) -> Node:
+    name = f"node-{i:06d}"
+    allocatable = {CPU: 4000, MEMORY: 32 * GI, PODS: 110}
+    allocatable.update(extra.pop("allocatable", {}))  # type: ignore[arg-type]
+    labels = {"kubernetes.io/hostname": name, ZONE: f"zone{i % zones + 1}"}
+    labels.update(extra.pop("labels", {}))  # type: ignore[arg-type]
+    return Node(name, labels=labels, allocatable=allocatable, **extra)  # type: ignore[arg-type]
+
+
+def default_pod(name: str, namespace: str = "sched-0", node_name: str = "",
+                requests: dict | None = None, **extra: object) -> Pod:
+    wanted = {CPU: 100, MEMORY: 500 * MI}
+    wanted.update(requests or {})
+    return Pod(name, namespace, node_name=node_name, labels={"app": "perf"},
+               containers=[Container("pause", "registry.k8s.io/pause:3.10", requests=wanted)],
+               **extra)  # type: ignore[arg-type]
+
+
+def _cluster(nodes: list[Node], running: int, **pod_extra: object) -> ClusterState:
+    bound = [default_pod(f"init-{i}", "sched-setup", node_name=nodes[i % len(nodes)].name,
+                         **pod_extra) for i in range(running)]
+    return ClusterState.from_records(nodes, bound)
+
+
+def replicas(template: Pod, count: int) -> list[Pod]:
+    """``count`` copies of ``template`` named ``<name>-<i>``, as a controller would create."""
+    return [attrs.evolve(template, name=f"{template.name}-{i}") for i in range(count)]
+
+
+def scheduling_basic(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    return cluster, replicas(default_pod("pod"), pending)
+
+
+def node_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingNodeAffinity: half the nodes carry ``zone1``, pods require it."""
+    node_list = [default_node(i, labels={"perf/zone": "zone1" if i % 2 == 0 else "zone2"})
+                 for i in range(nodes)]
+    affinity = NodeAffinity(required=(NodeSelectorTerm((
+        NodeSelectorRequirement("perf/zone", "In", ("zone1",)),)),))
+    return (_cluster(node_list, running),
+            replicas(default_pod("pod", node_affinity=affinity), pending))
+
+
+def tainted(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """A third of the nodes tainted NoSchedule, a third PreferNoSchedule; pods tolerate the
+    first kind only."""
+    def node(i: int) -> Node:
+        taints = [(), (Taint("dedicated", "batch", "NoSchedule"),),
+                  (Taint("spot", "true", "PreferNoSchedule"),)][i % 3]
+        return default_node(i, taints=taints)
+
+    tolerations = (Toleration("dedicated", "Equal", "batch", "NoSchedule"),)
+    return (_cluster([node(i) for i in range(nodes)], running),
+            replicas(default_pod("pod", tolerations=tolerations), pending))
+
+
+def gpu(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """Extended resources: every other node has 8 GPUs; each pod asks for one."""
+    node_list = [default_node(i, allocatable={"nvidia.com/gpu": 8 if i % 2 == 0 else 0})
+                 for i in range(nodes)]
+    return (_cluster(node_list, running),
+            replicas(default_pod("pod", requests={"nvidia.com/gpu": 1}), pending))
+
+
+WORKLOADS = {w.name: w for w in [
+    Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
+    Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
+    Workload("SchedulingBasic/5000Nodes/percentageOfNodesToScore=100", 5000, 1000, 10000,
+             scheduling_basic, 100),
+    Workload("SchedulingBasic/15000Nodes", 15000, 1000, 10000, scheduling_basic),
+    Workload("SchedulingBasic/5000Nodes_50000Pods", 5000, 1000, 50000, scheduling_basic),
+    Workload("SchedulingBasic/100000Nodes", 100000, 1000, 10000, scheduling_basic),
+    Workload("SchedulingNodeAffinity/5000Nodes", 5000, 5000, 10000, node_affinity),
+    Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
+    Workload("SchedulingExtendedResources/5000Nodes", 5000, 1000, 10000, gpu),
+]}
