@@ -54,7 +54,7 @@ def num_feasible_nodes_to_find(percentage, num_all_nodes):
     return found if found > 100 else 100
 
 
-@jit
+@jit(inline="always")
 def _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only):
     if requested[node, pods_col] + 1 > allocatable[node, pods_col]:
         return False
@@ -67,7 +67,7 @@ def _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only
     return True
 
 
-@jit
+@jit(inline="always")
 def _ports_free(port_count, node, columns):
     for col in columns:
         if port_count[node, col] > 0:
@@ -120,46 +120,55 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     """
     num_nodes = walk_order.shape[0]
     feasible = np.empty(num_nodes, dtype=np.int64)
+    totals = np.empty(num_nodes, dtype=np.int64)
+    normalized = np.empty(num_nodes, dtype=np.int64)
     fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
+    # The last pod's full walk, kept for the next pod of the same class (see _rewalk).
+    last_class, last_position, count = -1, -1, 0
     for p in range(begin, pod_class.shape[0]):
         c = pod_class[p]
         start = state[0]
         out_start[p] = start
-        if has_subset[c]:
-            walk = subset[subset_indptr[c]:subset_indptr[c + 1]]
-        else:
-            walk = walk_order
+        walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
         n_all = walk.shape[0]
         if fail_epoch[c] == state[2]:
             out_node[p] = KNOWN_FAILURE
             state[0] = (start + n_all) % num_nodes
             continue
-        to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
-        ok_row = static_ok[c]
         checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
         fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
         fit_want_c = fit_check_want[fit_check_indptr[c]:fit_check_indptr[c + 1]]
-        only_count = count_only[c]
-        count = 0
-        processed = 0
-        index = start % n_all if n_all > 0 else 0
-        for _ in range(n_all):
-            node = walk[index]
-            index += 1
-            if index == n_all:
-                index = 0
-            ok = ok_row[node]
-            if ok and checks.shape[0] > 0:
-                ok = _ports_free(port_count, node, checks)
-            if ok and fit_enabled:
-                ok = _fits(allocatable, requested, node, pods_col, fit_cols_c, fit_want_c,
-                           only_count)
-            if ok:
-                if count == to_find:
-                    break
-                feasible[count] = node
-                count += 1
-            processed += 1
+        fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
+        ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
+        image_row, version_row, score_row = image_score[c], cached_version[c], cached_score[c]
+        reused = False
+        if c == last_class and last_position >= 0:
+            node = feasible[last_position]
+            still = ((checks.shape[0] == 0 or _ports_free(port_count, node, checks))
+                     and (not fit_enabled or _fits(allocatable, requested, node, pods_col,
+                                                   fit_cols_c, fit_want_c, count_only[c])))
+            if still:
+                _rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
+                         shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
+                         fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c, image_row,
+                         version_row, score_row)
+                totals[last_position] = normalized[last_position] + score_row[node]
+                reused = True
+            elif not ((weights[W_TAINT] != 0 and taint_varies[c])
+                      or (weights[W_AFFINITY] != 0 and not affinity_skip[c])):
+                count -= 1
+                feasible[last_position:count] = feasible[last_position + 1:count + 1]
+                totals[last_position:count] = totals[last_position + 1:count + 1]
+                normalized[last_position:count] = normalized[last_position + 1:count + 1]
+                reused = True
+        last_class, last_position = -1, -1
+        if reused:
+            processed = n_all
+        else:
+            to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
+            count, processed = _walk(walk, start, to_find, static_ok[c], checks, fit_enabled,
+                                     allocatable, requested, pods_col, fit_cols_c, fit_want_c,
+                                     count_only[c], port_count, feasible)
         state[0] = (start + processed) % num_nodes
         state[4] += processed
         if count == 0:
@@ -167,18 +176,24 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             fail_epoch[c] = state[2]
             return p + 1
         if count == 1:
-            chosen = feasible[0]
+            position = 0
         else:
-            for j in range(count):
-                node = feasible[j]
-                if cached_version[c, node] != node_version[node]:
-                    cached_score[c, node] = _resource_and_image_score(
-                        c, node, allocatable, requested, nonzero, image_score, fit_strategy,
-                        fit_cols, fit_src, fit_req, fit_weights, ba_cols, ba_req, ba_skip,
-                        shape_x, shape_y, weights, fractions)
-                    cached_version[c, node] = node_version[node]
-            chosen = _select(feasible[:count], c, taint_raw, taint_varies, affinity_raw,
-                             affinity_skip, cached_score, weights, tie_mode, draws, state)
+            if not reused:
+                for j in range(count):
+                    node = feasible[j]
+                    if version_row[node] != node_version[node]:  # checked here: calls cost
+                        _rescore(node, allocatable, requested, nonzero, fit_strategy,
+                                 fit_weights, shape_x, shape_y, weights, fractions, node_version,
+                                 fit_cols_row, fit_src_row, fit_req_row, ba_cols_row, ba_req_row,
+                                 ba_skip_c, image_row, version_row, score_row)
+                    totals[j] = score_row[node]
+                _normalized_scores(feasible[:count], c, taint_raw, taint_varies, affinity_raw,
+                                   affinity_skip, weights, normalized)
+                totals[:count] += normalized[:count]
+            position = _pick(totals[:count], tie_mode, draws, state)
+        chosen = feasible[position]
+        if processed == n_all and n_all == num_nodes and count > 1:
+            last_class, last_position = c, position
         out_node[p] = chosen
         for col in range(request.shape[1]):
             requested[chosen, col] += request[c, col]
@@ -192,49 +207,82 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     return pod_class.shape[0]
 
 
+@jit(inline="always")
+def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+          fit_cols, fit_want, count_only, port_count, out_feasible):
+    """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
+    count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
+    n_all = walk.shape[0]
+    count = 0
+    processed = 0
+    index = start % n_all if n_all > 0 else 0
+    for _ in range(n_all):
+        node = walk[index]
+        index += 1
+        if index == n_all:
+            index = 0
+        ok = ok_row[node]
+        if ok and checks.shape[0] > 0:
+            ok = _ports_free(port_count, node, checks)
+        if ok and fit_enabled:
+            ok = _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only)
+        if ok:
+            if count == to_find:
+                break
+            out_feasible[count] = node
+            count += 1
+        processed += 1
+    return count, processed
+
+
 @jit
-def _resource_and_image_score(c, node, allocatable, requested, nonzero, image_score,
-                              fit_strategy, fit_cols, fit_src, fit_req, fit_weights, ba_cols,
-                              ba_req, ba_skip, shape_x, shape_y, weights, fractions):
-    """The weighted scores that need no normalisation: resources and images."""
+def _rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
+             weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
+             ba_skip, image_score, cached_version, cached_score):
+    """Recompute one class's weighted resource and image score of ``node`` into its cache
+    row (the class's rows of the tables are passed). These scores need no normalisation, so
+    they only change when the node's requests do."""
     score = np.int64(0)
     if weights[W_FIT] != 0:
         score += weights[W_FIT] * resource_allocation_score(
-            fit_strategy, allocatable, requested, nonzero, node, fit_cols[c], fit_src[c],
-            fit_req[c], fit_weights, shape_x, shape_y)
-    if weights[W_BALANCED] != 0 and not ba_skip[c]:
+            fit_strategy, allocatable, requested, nonzero, node, fit_cols, fit_src, fit_req,
+            fit_weights, shape_x, shape_y)
+    if weights[W_BALANCED] != 0 and not ba_skip:
         score += weights[W_BALANCED] * balanced_allocation_score(
-            allocatable, requested, node, ba_cols[c], ba_req[c], fractions)
-    score += weights[W_IMAGE] * image_score[c, node]
-    return score
+            allocatable, requested, node, ba_cols, ba_req, fractions)
+    cached_score[node] = score + weights[W_IMAGE] * image_score[node]
+    cached_version[node] = node_version[node]
 
 
 @jit
-def _select(feasible, c, taint_raw, taint_varies, affinity_raw, affinity_skip, cached_score,
-            weights, tie_mode, draws, state):
-    """Weigh the feasible nodes' scores and pick the top one, ties round-robin or random.
+def _normalized_scores(feasible, c, taint_raw, taint_varies, affinity_raw, affinity_skip, weights,
+                       out):
+    """The weighted, normalised TaintToleration and NodeAffinity scores of the feasible nodes.
 
     A class whose nodes all have no untolerated PreferNoSchedule taint gets 100 everywhere
     from TaintToleration, which changes no ranking, so it is left out.
     """
     n = feasible.shape[0]
-    total = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        total[i] = cached_score[c, feasible[i]]
+    out[:n] = 0
     if weights[W_TAINT] != 0 and taint_varies[c]:
         raw = np.empty(n, dtype=np.int64)
         for i in range(n):
             raw[i] = taint_raw[c, feasible[i]]
-        total += weights[W_TAINT] * _normalized(raw, True)
+        out[:n] += weights[W_TAINT] * _normalized(raw, True)
     if weights[W_AFFINITY] != 0 and not affinity_skip[c]:
         raw = np.empty(n, dtype=np.int64)
         for i in range(n):
             raw[i] = affinity_raw[c, feasible[i]]
-        total += weights[W_AFFINITY] * _normalized(raw, False)
-    best = total.max()
+        out[:n] += weights[W_AFFINITY] * _normalized(raw, False)
+
+
+@jit
+def _pick(totals, tie_mode, draws, state):
+    """The position of the chosen top-score node: ties round-robin or from the random draws."""
+    best = totals.max()
     ties = 0
-    for i in range(n):
-        if total[i] == best:
+    for i in range(totals.shape[0]):
+        if totals[i] == best:
             ties += 1
     if tie_mode == 0:
         pick = state[1] % ties
@@ -244,9 +292,9 @@ def _select(feasible, c, taint_raw, taint_varies, affinity_raw, affinity_skip, c
         state[3] += 1
     else:
         pick = 0
-    for i in range(n):
-        if total[i] == best:
+    for i in range(totals.shape[0]):
+        if totals[i] == best:
             if pick == 0:
-                return feasible[i]
+                return i
             pick -= 1
-    return feasible[0]
+    return 0

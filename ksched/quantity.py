@@ -49,7 +49,11 @@ __all__ = ["QuantityError", "parse_quantity", "milli_value", "value", "cpu_milli
 
 
 class QuantityError(ValueError):
-    """The string is not a valid Kubernetes quantity."""
+    """The string is not a valid Kubernetes quantity.
+
+    The message is ``invalid quantity "<text>"``, as upstream's
+    ``ErrFormatWrong``/``ErrSuffix``/``ErrNumeric`` cases all collapse to it.
+    """
 
 
 _INT32_MIN = -(1 << 31)
@@ -315,6 +319,7 @@ def _scaled_value(parsed: _Parsed, scale: int) -> int:
 
 
 def _to_fraction(parsed: _Parsed, text: str) -> Fraction:
+    """Exact value of a parsed quantity (refuses absurd exponents)."""
     if parsed.unscaled == 0:
         return Fraction(0)
     if abs(parsed.exp10) > _MAX_POW10:
@@ -326,6 +331,7 @@ def _to_fraction(parsed: _Parsed, text: str) -> Fraction:
 
 @functools.lru_cache(maxsize=65536)
 def _fraction_cached(text: str) -> Fraction:
+    """Memoized exact value of quantity text."""
     return _to_fraction(_parse_cached(text), text)
 
 
@@ -378,9 +384,20 @@ def parse_quantity(text: str | int | float) -> Fraction:
     return _fraction_cached(_text_of(text))
 
 
+@functools.lru_cache(maxsize=65536)
+def _scaled_cached(text: str, scale: int) -> int:
+    """Memoized Go ``ScaledValue`` of quantity text."""
+    return _scaled_value(_parse_cached(text), scale)
+
+
 def _scaled(text_or_fraction: str | int | float | Fraction, scale: int) -> int:
+    if isinstance(text_or_fraction, str):
+        return _scaled_cached(text_or_fraction, scale)
     if isinstance(text_or_fraction, Fraction):
-        return math.ceil(text_or_fraction / Fraction(10) ** scale)
+        num, den = text_or_fraction.numerator, text_or_fraction.denominator
+        if scale <= 0:
+            return -(-num * 10**-scale // den)
+        return -(-num // (den * 10**scale))
     return _scaled_value(_parsed_of(text_or_fraction), scale)
 
 

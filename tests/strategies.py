@@ -141,14 +141,14 @@ tolerations = st.builds(Toleration, st.sampled_from(TOLERATION_KEYS),
 
 #: Allocatable with keys sometimes missing and sometimes an explicit 0.
 node_allocatable = _sparse_amounts(
-    {CPU: st.integers(0, 8).map(lambda k: k * 500),
-     MEMORY: st.integers(0, 16).map(lambda k: k * 512 * MI),
+    {CPU: st.integers(0, 16).map(lambda k: k * 500),
+     MEMORY: st.integers(0, 32).map(lambda k: k * 512 * MI),
      EPHEMERAL_STORAGE: st.integers(0, 4).map(lambda k: k * GI),
-     PODS: st.integers(0, 6),
+     PODS: st.integers(1, 12),
      GPU: st.integers(0, 4),
      FOO: st.integers(0, 3),
      HUGEPAGES: st.integers(0, 4).map(lambda k: k * 2 * MI)},
-    {CPU: 90, MEMORY: 90, PODS: 90, EPHEMERAL_STORAGE: 40, GPU: 40, FOO: 30, HUGEPAGES: 20},
+    {CPU: 92, MEMORY: 92, PODS: 92, EPHEMERAL_STORAGE: 50, GPU: 40, FOO: 30, HUGEPAGES: 20},
     zero_percent=5)
 _node_label_subsets = _subset_dict(LABEL_POOL, 45)
 _images = st.lists(st.builds(ContainerImage,
@@ -191,14 +191,14 @@ def nodes(name: str) -> st.SearchStrategy[Node]:
 
 #: Container requests: each key present with some probability, sometimes an explicit 0.
 requests = _sparse_amounts(
-    {CPU: st.integers(0, 40).map(lambda k: k * 50),
-     MEMORY: st.integers(0, 12).map(lambda k: k * 128 * MI),
+    {CPU: st.integers(0, 20).map(lambda k: k * 50),
+     MEMORY: st.integers(0, 8).map(lambda k: k * 128 * MI),
      EPHEMERAL_STORAGE: st.integers(0, 3).map(lambda k: k * GI),
      GPU: st.integers(0, 2),
      FOO: st.integers(0, 2),
      HUGEPAGES: st.integers(0, 2).map(lambda k: k * 2 * MI),
      UNTRACKED: st.integers(0, 3)},
-    {CPU: 60, MEMORY: 60, EPHEMERAL_STORAGE: 15, GPU: 15, FOO: 10, HUGEPAGES: 8, UNTRACKED: 8},
+    {CPU: 60, MEMORY: 60, EPHEMERAL_STORAGE: 10, GPU: 8, FOO: 6, HUGEPAGES: 5, UNTRACKED: 8},
     zero_percent=15)
 
 ports = st.builds(ContainerPort, st.just(8000), st.sampled_from(HOST_PORTS),
@@ -220,8 +220,10 @@ def containers(draw: st.DrawFn, name: str, sidecars: bool = False) -> Container:
 
 # Node selector terms ---------------------------------------------------------
 
-_GT_LT_VALUES = st.sampled_from(("0", "1", "2", "5", "10", "-5", "+5", "x"))
-_REQ_KEYS = st.sampled_from(LABEL_KEYS + ("gen", "gen", "absent", "bad key!"))
+_GT_LT_VALUES = st.sampled_from(("0", "1", "2", "5", "10"))
+#: Bounds that parse as Go ints but are no valid label values, and one that is not a number.
+_BAD_GT_LT_VALUES = st.sampled_from(("-5", "+5", "x"))
+_REQ_KEYS = st.sampled_from(LABEL_KEYS + ("gen", "gen", "absent"))
 _REQ_OPS = st.sampled_from(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))
 _REQ_VALUES = {key: st.lists(st.sampled_from(LABEL_POOL.get(key, ("n0", "n1", "a", ""))
                                              if key != LABEL_HOSTNAME else
@@ -232,15 +234,19 @@ _REQ_VALUES = {key: st.lists(st.sampled_from(LABEL_POOL.get(key, ("n0", "n1", "a
 
 @st.composite
 def node_selector_requirements(draw: st.DrawFn) -> NodeSelectorRequirement:
-    """Every operator; rarely an invalid one (bad key, wrong value count)."""
+    """Every operator; rarely an invalid one (bad key, bad bound, wrong value count)."""
     key, op = draw(_REQ_KEYS), draw(_REQ_OPS)
+    if op in ("Gt", "Lt") and _chance(draw, 75):
+        key = "gen"  # the key with numeric values
+    if _chance(draw, 2):
+        key = "bad key!"
     if op in ("In", "NotIn"):
         values = draw(_REQ_VALUES[key])
     elif op in ("Exists", "DoesNotExist"):
         values = []
     else:
-        values = [draw(_GT_LT_VALUES)]
-    if _chance(draw, 5):  # an invalid value count
+        values = [draw(_BAD_GT_LT_VALUES if _chance(draw, 5) else _GT_LT_VALUES)]
+    if _chance(draw, 3):  # an invalid value count
         values = [] if values else ["1", "2"]
     return NodeSelectorRequirement(key, op, tuple(values))
 
@@ -262,8 +268,10 @@ def field_requirements(draw: st.DrawFn) -> NodeSelectorRequirement:
 
 
 node_selector_terms = st.builds(NodeSelectorTerm,
-                                st.lists(node_selector_requirements(), max_size=3),
-                                st.lists(field_requirements(), max_size=1))
+                                st.lists(node_selector_requirements(), max_size=2),
+                                st.one_of(st.just(()), st.just(()),
+                                          st.lists(field_requirements(), min_size=1,
+                                                   max_size=1)))
 preferred_terms = st.builds(PreferredSchedulingTerm, st.sampled_from((0, 1, 2, 5, 50, 100)),
                             node_selector_terms)
 node_affinities = st.builds(
@@ -327,7 +335,7 @@ _overheads = st.fixed_dictionaries({CPU: st.integers(0, 4).map(lambda k: k * 50)
 _pod_level = st.fixed_dictionaries({}, optional={
     CPU: st.integers(0, 20).map(lambda k: k * 100),
     MEMORY: st.integers(0, 8).map(lambda k: k * 256 * MI)})
-_node_selectors = _subset_dict(LABEL_POOL, 20)
+_node_selectors = _subset_dict(LABEL_POOL, 12)
 _toleration_lists = st.lists(tolerations, max_size=3)
 _spread_lists = st.lists(spread_constraints, max_size=3)
 _small = st.integers(0, 2)

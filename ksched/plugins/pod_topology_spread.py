@@ -453,9 +453,9 @@ def reference_filter(pod: Pod, node_info: object, all_nodes: Sequence,
             if not _reference_included(c, pod, node):
                 continue
             value = node.labels[c.topology_key]
+            count = _reference_count(info.pods, c.selector, pod.namespace)
             counts = tp_value_to_match_num[i]
-            counts[value] = counts.get(value, 0) + _reference_count(info.pods, c.selector,
-                                                                     pod.namespace)
+            counts[value] = counts.get(value, 0) + count
     labels = node_info.node.labels
     for i, c in enumerate(constraints):
         if c.topology_key not in labels:

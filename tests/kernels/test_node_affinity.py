@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -121,6 +122,25 @@ def check(s: Scenario, added: NodeAffinitySpec | None = None) -> dict[str, objec
 @given(scenarios(spread=False))
 def test_kernel_matches_reference(s: Scenario) -> None:
     check(s)
+
+
+@SETTINGS
+@given(scenarios(spread=False, max_pods=0),
+       st.lists(node_selector_terms.filter(lambda t: t.match_expressions or t.match_fields),
+                min_size=1, max_size=3))
+def test_required_terms_match_reference(s: Scenario, required: list) -> None:
+    affinity = s.pod.node_affinity or NodeAffinitySpec()
+    pod = attrs.evolve(s.pod, node_selector=None,
+                       node_affinity=attrs.evolve(affinity, required=tuple(required)))
+    check(attrs.evolve(s, pod=pod))
+
+
+@SETTINGS
+@given(scenarios(spread=False, max_pods=0), st.lists(preferred_terms, min_size=1, max_size=4))
+def test_preferred_scores_match_reference(s: Scenario, preferred: list) -> None:
+    affinity = s.pod.node_affinity or NodeAffinitySpec()
+    pod = attrs.evolve(s.pod, node_affinity=attrs.evolve(affinity, preferred=tuple(preferred)))
+    check(attrs.evolve(s, pod=pod))
 
 
 @SETTINGS

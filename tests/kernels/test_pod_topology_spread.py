@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -33,7 +34,13 @@ from ksched.plugins.pod_topology_spread import (
     reference_skips,
 )
 from ksched.status import Code, unresolvable, unschedulable
-from tests.strategies import Scenario, assert_filter_equal, build_scenario, scenarios
+from tests.strategies import (
+    Scenario,
+    assert_filter_equal,
+    build_scenario,
+    scenarios,
+    spread_constraints,
+)
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -100,14 +107,32 @@ def check_score(s: Scenario, feasible: np.ndarray,
     return expected, want
 
 
+def constraints_with(action: str) -> st.SearchStrategy[tuple[TopologySpreadConstraint, ...]]:
+    """1-3 constraints, the first one with ``action`` (so the extension point has work)."""
+    return st.lists(spread_constraints, min_size=1, max_size=3).map(lambda cs: (
+        attrs.evolve(cs[0], when_unsatisfiable=action), *cs[1:]))
+
+
+def spread_scenarios(action: str) -> st.SearchStrategy[Scenario]:
+    """2-8 nodes (several pods per node), workloads for the default selector, and a pod that
+    mostly has a constraint for ``action`` (else its own, possibly none: the defaults)."""
+    def with_constraints(s: Scenario, constraints: tuple | None) -> Scenario:
+        if constraints is None:
+            return s
+        return attrs.evolve(s, pod=attrs.evolve(s.pod, topology_spread_constraints=constraints))
+
+    return st.builds(with_constraints, scenarios(min_nodes=2, max_nodes=8, with_workloads=True),
+                     st.one_of(st.none(), constraints_with(action), constraints_with(action)))
+
+
 @SETTINGS
-@given(scenarios(with_workloads=True), spread_args)
+@given(spread_scenarios("DoNotSchedule"), spread_args)
 def test_filter_matches_reference(s: Scenario, args: PodTopologySpreadArgs) -> None:
     check_filter(s, args)
 
 
 @SETTINGS
-@given(scenarios(with_workloads=True), spread_args, st.data())
+@given(spread_scenarios("ScheduleAnyway"), spread_args, st.data())
 def test_score_matches_reference(s: Scenario, args: PodTopologySpreadArgs,
                                  data: st.DataObject) -> None:
     # PreScore sees only the feasible nodes; counting still walks every node.
