@@ -53,9 +53,9 @@ def utilisation(state: ClusterState) -> dict[str, tuple[float, float, float]]:
 def run_demo(nodes: int = 5000, running: int = 1000, pending: int = 10000) -> Result:
     from tqdm import tqdm
 
-    from ksched.kernels import warmup
+    from ksched import warmup
 
-    print(f"kernels ready in {warmup():.2f}s (compiled or loaded from cache)")
+    print(f"kernels ready in {warmup():.2f}s (compiled, or loaded from numba's cache)")
     started = time.perf_counter()
     cluster, pods = scheduling_basic(nodes, running, pending)
     print(f"built {nodes} nodes, {running} running pods, {pending} pending pods "

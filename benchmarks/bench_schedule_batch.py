@@ -1,0 +1,27 @@
+"""End-to-end throughput of ``schedule_batch`` on scheduler_perf-shaped workloads.
+
+Run with ``python -m pytest benchmarks/`` (add ``--benchmark-json=out.json`` to keep figures).
+Each benchmark reports pods/s and nanoseconds per node evaluated in ``extra_info``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import ksched
+from ksched.workloads import WORKLOADS
+
+
+@pytest.mark.parametrize("workload", list(WORKLOADS), indirect=True)
+def bench_schedule_batch(benchmark, workload) -> None:
+    spec, cluster, pods = workload
+    result = benchmark.pedantic(
+        ksched.schedule_batch, args=(cluster, pods),
+        kwargs={"percentage_of_nodes_to_score": spec.percentage_of_nodes_to_score},
+        rounds=3, iterations=1, warmup_rounds=1)
+    seconds = benchmark.stats.stats.median
+    benchmark.extra_info.update(
+        nodes=cluster.num_nodes, pods=len(pods), scheduled=len(result.scheduled),
+        pods_per_second=len(pods) / seconds,
+        ns_per_node=seconds * 1e9 / max(result.nodes_evaluated, 1))
+    assert len(result.scheduled) == len(pods)

@@ -1,0 +1,28 @@
+"""Benchmark fixtures: workloads built once per session, kernels compiled before timing."""
+
+from __future__ import annotations
+
+import pytest
+
+import ksched
+from ksched.workloads import WORKLOADS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled() -> float:
+    """Compile (or load from numba's cache) every kernel and the fused loop, untimed."""
+    return ksched.warmup()
+
+
+_built: dict[str, tuple] = {}
+
+
+@pytest.fixture
+def workload(request: pytest.FixtureRequest):
+    """The (workload, cluster, pods) named by the test's ``name`` parameter."""
+    name = request.param
+    if name not in _built:
+        _built.clear()  # keep one big cluster in memory at a time
+        _built[name] = WORKLOADS[name].make()
+    cluster, pods = _built[name]
+    return WORKLOADS[name], cluster, pods

@@ -1,0 +1,40 @@
+"""Smoke runs of every benchmark workload at a tiny scale (the real figures: ``benchmarks/``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ksched
+from ksched import bench
+from ksched.cli import main
+from ksched.workloads import WORKLOADS
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_workload_runs_and_places_every_pod(name: str) -> None:
+    measurement = bench.measure(WORKLOADS[name], rounds=1, scale=0.01)
+    assert measurement.scheduled == measurement.pods
+    assert measurement.nodes_evaluated >= measurement.pods
+    assert measurement.median_pods_per_second > 0
+
+
+@pytest.mark.parametrize("name", ["SchedulingNodeAffinity/5000Nodes", "SchedulingTaints/5000Nodes",
+                                  "SchedulingExtendedResources/5000Nodes"])
+def test_workload_fast_and_framework_paths_agree(name: str) -> None:
+    cluster, pods = WORKLOADS[name].make(0.02)
+    fast = ksched.schedule_batch(cluster, pods)
+    slow = ksched.schedule_batch(cluster, pods, fast_path=False)
+    assert [p.node for p in fast.placements] == [p.node for p in slow.placements]
+
+
+def test_bench_cli_prints_scheduler_perf_data_items(capsys: pytest.CaptureFixture) -> None:
+    assert main(["bench", "--workload", "SchedulingBasic/500Nodes", "--scale", "0.02",
+                 "--rounds", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    item, = report["dataItems"]
+    assert item["unit"] == "pods/s"
+    assert item["labels"]["Name"] == "SchedulingBasic/500Nodes"
+    assert set(item["data"]) == {"Average", "Perc50", "Perc90", "Perc99"}
+    assert item["data"]["Perc50"] > 0
