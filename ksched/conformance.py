@@ -139,7 +139,7 @@ def _same(what: str, got: Any, want: Any) -> None:
 
 def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: Assumer) -> None:
     state = assumer.state
-    names = [n.name for n in state.nodes]
+    names = state.node_names
     pre = want.get("prefilter_status")
     if pre is not None or got.pre_filter_status is not None:
         _same(f"{key}: PreFilter status",

@@ -105,7 +105,7 @@ class Assumer:
         count = len(self._log)
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
-        self._log.append((pod, self.state.nodes[node].name))
+        self._log.append((pod, self.state.node_names[node]))
         if count == len(self._pod_node):
             self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
         self._pod_node[count] = node
@@ -213,7 +213,7 @@ class _Batch:
                 self.counters[2] += 1
                 if fast is not None:
                     fast.touch(outcome.node)
-                self.placements.append(Placement(pod, self.assumer.state.nodes[outcome.node].name))
+                self.placements.append(Placement(pod, self.assumer.state.node_names[outcome.node]))
             if self.progress is not None:
                 self.progress(1)
         self._sync_tie_breaker(to_counters=True)
@@ -248,7 +248,7 @@ class _Batch:
                 pod, node = self.pods[offset + k], int(out_node[k])
                 if node >= 0:
                     self.assumer.record(pod, node)
-                    self.placements.append(Placement(pod, self.assumer.state.nodes[node].name))
+                    self.placements.append(Placement(pod, self.assumer.state.node_names[node]))
                     continue
                 if node == loop_kernels.NEW_FAILURE:
                     messages[int(classes[k])] = self._diagnose(pod, int(out_start[k]))

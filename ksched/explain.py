@@ -59,7 +59,7 @@ def explain(cluster: ClusterState, pod: Pod, *, profile: Profile | None = None,
     position = {int(n): i for i, n in enumerate(outcome.feasible)}
     rows = []
     for index in state.tree_order:
-        name = state.nodes[index].name
+        name = state.node_names[index]
         if index in position:
             i = position[index]
             scores = {plugin: (int(outcome.raw_scores[plugin][i]),
@@ -73,7 +73,7 @@ def explain(cluster: ClusterState, pod: Pod, *, profile: Profile | None = None,
                                         status.reasons))
         else:
             rows.append(NodeExplanation(name, False, "", "", ("not evaluated",)))
-    chosen = state.nodes[outcome.node].name if outcome.node is not None else None
+    chosen = state.node_names[outcome.node] if outcome.node is not None else None
     return Explanation(pod, chosen, tuple(rows),
-                       tuple(state.nodes[i].name for i in outcome.max_nodes), outcome.message,
+                       tuple(state.node_names[i] for i in outcome.max_nodes), outcome.message,
                        outcome.pre_filter_skipped, outcome.pre_score_skipped)

@@ -190,8 +190,8 @@ class FastPath:
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
         t.has_subset.append(subset is not None)
-        t.subset.append(np.array([i for i in state.tree_order if state.nodes[i].name in subset],
-                                 dtype=np.int64) if subset is not None else np.zeros(0, np.int64))
+        t.subset.append(state.in_tree_order(subset) if subset is not None
+                        else np.zeros(0, np.int64))
         self.fail_epoch = np.append(self.fail_epoch, -1)
         self.cached_version = np.vstack([self.cached_version, np.full((1, n), -1, np.int64)])
         self.cached_score = np.vstack([self.cached_score, np.zeros((1, n), np.int64)])

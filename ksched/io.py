@@ -26,6 +26,11 @@ import yaml
 from ksched.api import SELECTING_KINDS, Namespace, Node, Pod, Workload
 from ksched.errors import InvalidObjectError
 
+try:  # a faster JSON parser when the environment has one; the standard library otherwise
+    from orjson import loads as _json_loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _json_loads = json.loads
+
 _SUFFIXES = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -98,10 +103,10 @@ def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:
     name = path.name.removesuffix(".gz")
     try:
         if name.endswith(".json"):
-            documents = [json.loads(text)]
+            documents = [_json_loads(text)]
         else:
             documents = list(yaml.load_all(text, Loader=_YAML_LOADER))
-    except (ValueError, yaml.YAMLError) as exc:
+    except (ValueError, TypeError, yaml.YAMLError) as exc:
         raise InvalidObjectError(f"file {path}", "", f"cannot parse: {exc}") from None
     for doc in documents:
         if doc is not None:
@@ -118,7 +123,8 @@ def _flatten(obj: Any, where: str = "input") -> Iterator[Mapping[str, Any]]:
     kind = obj.get("kind")
     if isinstance(obj.get("items"), list) and (kind is None or str(kind).endswith("List")):
         for item in obj["items"]:
-            item = to_wire(item)
+            if _is_client_model(item):
+                item = to_wire(item)
             if isinstance(item, Mapping) and "kind" not in item and kind and kind != "List":
                 item = {**item, "kind": kind.removesuffix("List")}
             yield from _flatten(item, where)

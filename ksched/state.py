@@ -20,6 +20,7 @@ from ksched.constants import (
     BASE_RESOURCES,
     CPU,
     EPHEMERAL_STORAGE,
+    LABEL_HOSTNAME,
     LABEL_REGION,
     LABEL_REGION_BETA,
     LABEL_ZONE,
@@ -28,6 +29,7 @@ from ksched.constants import (
     PODS,
 )
 from ksched.errors import InvalidObjectError
+from ksched.node_table import GeneratedNames, NameIndex, NodeTable, gather_csr
 from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
 
 #: Label value id for "this node has no such label".
@@ -58,22 +60,40 @@ class Vocab:
     def __init__(self, strings: Iterable[str] = ()) -> None:
         self._ids: dict[str, int] = {}
         self.strings: list[str] = []
+        self._generated: list[tuple[int, GeneratedNames]] = []
+        self._size = 0
         for s in strings:
             self.add(s)
 
     def add(self, text: str) -> int:
         found = self._ids.get(text)
         if found is None:
+            if self._generated:
+                raise RuntimeError("a vocabulary with generated names is complete")
             found = self._ids[text] = len(self.strings)
             self.strings.append(text)
         return found
 
     def get(self, text: str) -> int:
         """The id of ``text``, or :data:`UNKNOWN` when no interned object uses it."""
-        return self._ids.get(text, UNKNOWN)
+        found = self._ids.get(text)
+        if found is not None:
+            return found
+        for base, names in self._generated:
+            row = names.row_of(text)
+            if row is not None:
+                return base + row
+        return UNKNOWN
+
+    def add_generated(self, names: GeneratedNames) -> int:
+        """Reserve one id per generated name (without storing the strings); returns the first."""
+        base = len(self)
+        self._generated.append((base, names))
+        self._size += len(names)
+        return base
 
     def __len__(self) -> int:
-        return len(self.strings)
+        return len(self.strings) + self._size
 
 
 def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
@@ -105,14 +125,22 @@ def node_tree_order(nodes: Sequence[Node]) -> npt.NDArray[np.int64]:
     Nodes are grouped by zone key (zones in first-seen order, nodes in input order) and the list
     takes one node from each zone in turn.
     """
-    zones: dict[str, list[int]] = {}
-    for i, node in enumerate(nodes):
-        zones.setdefault(zone_key(node.labels), []).append(i)
-    groups = list(zones.values())
-    order = []
-    for depth in range(max((len(g) for g in groups), default=0)):
-        order.extend(g[depth] for g in groups if depth < len(g))
-    return np.asarray(order, dtype=np.int64)
+    zones: dict[str, int] = {}
+    zone_of = np.array([zones.setdefault(zone_key(n.labels), len(zones)) for n in nodes],
+                       dtype=np.int64)
+    return interleave_zones(zone_of)
+
+
+def interleave_zones(zone_of: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Round-robin over zones (numbered in first-seen order), input order within each zone."""
+    if len(zone_of) == 0:
+        return np.zeros(0, dtype=np.int64)
+    by_zone = np.argsort(zone_of, kind="stable")
+    sizes = np.bincount(zone_of)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    depth = np.empty(len(zone_of), dtype=np.int64)
+    depth[by_zone] = np.arange(len(zone_of)) - np.repeat(starts, sizes)
+    return np.argsort(depth * len(sizes) + zone_of, kind="stable")
 
 
 class BoundPods(Sequence[Pod]):
@@ -177,7 +205,8 @@ class ClusterState:
     tree_order : int64[N], the snapshot order the scheduler walks nodes in.
     """
 
-    nodes: tuple[Node, ...]
+    nodes: Sequence[Node]
+    node_names: Sequence[str]
     pods: Sequence[Pod]
     pod_node: npt.NDArray[np.int64]
     namespaces: FrozenDict
@@ -204,6 +233,8 @@ class ClusterState:
     port_keys: tuple[tuple[str, str, int], ...]
     port_count: npt.NDArray[np.int32]
     tree_order: npt.NDArray[np.int64]
+    #: ``tree_position[node]``: where the node stands in ``tree_order``.
+    tree_position: npt.NDArray[np.int64]
     #: Objects other plugins read (services, replica sets, ...), by kind.
     objects: FrozenDict = attrs.field(factory=FrozenDict)
     #: Positions in ``pods`` of the pods with pod affinity or anti-affinity
@@ -212,7 +243,13 @@ class ClusterState:
 
     @property
     def num_nodes(self) -> int:
-        return len(self.nodes)
+        return len(self.node_names)
+
+    def in_tree_order(self, names: Iterable[str]) -> npt.NDArray[np.int64]:
+        """The rows of the named nodes (unknown names dropped), in snapshot order."""
+        rows = [self.node_index[n] for n in names if n in self.node_index]
+        positions = np.sort(self.tree_position[np.asarray(rows, dtype=np.int64)])
+        return self.tree_order[positions]
 
     def resource_column(self, name: str) -> int:
         """The column of resource ``name`` in the resource matrices, or -1."""
@@ -255,11 +292,13 @@ class ClusterState:
         resource_names = _resource_names(nodes, bound, extra_resources)
         vocab = Vocab()
         state = dict(
-            nodes=tuple(nodes), pods=tuple(bound), namespaces=FrozenDict(namespaces or {}),
+            nodes=tuple(nodes), node_names=tuple(node_index), pods=tuple(bound),
+            namespaces=FrozenDict(namespaces or {}),
             vocab=vocab, node_index=FrozenDict(node_index), resource_names=resource_names,
             objects=FrozenDict(objects or {}),
             unschedulable=np.array([n.unschedulable for n in nodes], dtype=np.bool_),
-            tree_order=node_tree_order(nodes),
+            tree_order=(order := node_tree_order(nodes)),
+            tree_position=np.argsort(order),
             pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
             affinity_pods=tuple(i for i, p in enumerate(bound) if p.has_pod_affinity),
         )
@@ -268,6 +307,79 @@ class ClusterState:
         state.update(_taint_columns(nodes, vocab))
         state.update(_image_columns(nodes))
         state.update(_port_columns(len(nodes), bound, node_index, extra_ports))
+        _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
+        return cls(**state)
+
+    @classmethod
+    def from_node_templates(cls, templates: Sequence[tuple[Node, int]],
+                            pods: Sequence[Pod] = (),
+                            namespaces: Mapping[str, Mapping[str, str]] | None = None,
+                            objects: Mapping[str, tuple] | None = None) -> ClusterState:
+        """A fleet built from ``(node template, count)`` pairs, with no Python object per node.
+
+        Node ``k`` of template ``t`` is named ``<t.name>-<k>``; a template's hostname label
+        takes each node's name. Columns are the template's, repeated; ``pods`` may be bound
+        to the generated names.
+
+        Examples
+        --------
+        >>> from ksched import Node
+        >>> fleet = ClusterState.from_node_templates(
+        ...     [(Node("m5", allocatable={"cpu": 2000, "pods": 110}), 3)])
+        >>> list(fleet.node_names), int(fleet.allocatable[:, 0].sum())
+        (['m5-0', 'm5-1', 'm5-2'], 6000)
+        """
+        names_seen = [t.name for t, _ in templates]
+        if len(set(names_seen)) != len(names_seen):
+            raise InvalidObjectError("node template", "metadata.name", "duplicate template name")
+        base = cls.from_records([t for t, _ in templates], (), extra_resources=[
+            name for pod in pods for c in pod.containers + pod.init_containers
+            for name in c.requests])
+        counts = np.array([count for _, count in templates], dtype=np.int64)
+        rows = np.repeat(np.arange(len(templates)), counts)
+        names = GeneratedNames([(f"{t.name}-", count) for t, count in templates])
+        vocab = base.vocab
+        labels = base.labels[rows]
+        hostname = base.label_column(LABEL_HOSTNAME)
+        if hostname >= 0:
+            first = vocab.add_generated(names)
+            has = labels[:, hostname] != ABSENT
+            labels[has, hostname] = first + np.flatnonzero(has)
+        taint_indptr, taint_at = gather_csr(base.taint_indptr, rows)
+        image_indptr, image_at = gather_csr(base.image_indptr, rows)
+        per_template_images = np.zeros_like(base.image_num_nodes)
+        np.add.at(per_template_images, base.image_ids,
+                  np.repeat(counts, np.diff(base.image_indptr)))
+        zones: dict[str, int] = {}
+        template_zone = np.array([zones.setdefault(zone_key(t.labels), len(zones))
+                                  for t, _ in templates], dtype=np.int64)
+        order = interleave_zones(template_zone[rows])
+        node_index = NameIndex(names)
+        bound = [p for p in pods if p.node_name and not p.terminal]
+        for p in bound:
+            if p.node_name not in node_index:
+                raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
+                                         f'node "{p.node_name}" not found')
+        state = dict(
+            nodes=NodeTable([t for t, _ in templates], rows, names), node_names=names,
+            pods=tuple(bound), namespaces=FrozenDict(namespaces or {}), vocab=vocab,
+            node_index=node_index, resource_names=base.resource_names,
+            unschedulable=base.unschedulable[rows], label_keys=base.label_keys,
+            labels=labels, label_ints=base.label_ints[rows],
+            label_int_ok=base.label_int_ok[rows], taint_indptr=taint_indptr,
+            taint_keys=base.taint_keys[taint_at], taint_values=base.taint_values[taint_at],
+            taint_effects=base.taint_effects[taint_at], image_index=base.image_index,
+            image_indptr=image_indptr, image_ids=base.image_ids[image_at],
+            image_sizes=base.image_sizes, image_num_nodes=per_template_images,
+            tree_order=order, tree_position=np.argsort(order), objects=FrozenDict(objects or {}),
+            pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
+            affinity_pods=tuple(i for i, p in enumerate(bound) if p.has_pod_affinity),
+        )
+        resources = _resource_columns([], bound, node_index, base.resource_names,
+                                      num_nodes=len(names))
+        resources["allocatable"] = base.allocatable[rows]
+        state.update(resources)
+        state.update(_port_columns(len(names), bound, node_index, ()))
         _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
         return cls(**state)
 
@@ -304,9 +416,10 @@ def _resource_names(nodes: Sequence[Node], pods: Sequence[Pod],
 
 
 def _resource_columns(nodes: Sequence[Node], pods: Sequence[Pod], node_index: Mapping[str, int],
-                      resource_names: tuple[str, ...]) -> dict[str, np.ndarray]:
+                      resource_names: tuple[str, ...],
+                      num_nodes: int | None = None) -> dict[str, np.ndarray]:
     col = {name: j for j, name in enumerate(resource_names)}
-    n, r = len(nodes), len(resource_names)
+    n, r = len(nodes) if num_nodes is None else num_nodes, len(resource_names)
     allocatable = np.zeros((n, r), dtype=np.int64)
     for i, node in enumerate(nodes):
         for name, amount in node.allocatable.items():

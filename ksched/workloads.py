@@ -120,3 +120,56 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
     Workload("SchedulingExtendedResources/5000Nodes", 5000, 1000, 10000, gpu),
 ]}
+
+
+def kubectl_snapshot(nodes: int, pods: int, seed: int = 0) -> dict:
+    """A ``kubectl get nodes,pods -A -o json`` document: realistic nodes (cloud labels, taints
+    on some, images) and running pods (several containers, tolerations, owner references)."""
+    import random
+
+    rng = random.Random(seed)
+    items: list[dict] = []
+    for i in range(nodes):
+        name = f"ip-10-0-{i // 250}-{i % 250}.ec2.internal"
+        zone = f"us-east-1{'abc'[i % 3]}"
+        items.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": f"uid-node-{i}", "labels": {
+                "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": "m5.2xlarge",
+                "topology.kubernetes.io/region": "us-east-1", "topology.kubernetes.io/zone": zone,
+                "node-role.kubernetes.io/worker": ""}},
+            "spec": {"providerID": f"aws:///{zone}/i-{i:08x}",
+                     **({"taints": [{"key": "dedicated", "value": "batch",
+                                     "effect": "NoSchedule"}]} if i % 10 == 0 else {})},
+            "status": {
+                "capacity": {"cpu": "8", "memory": "32408560Ki", "pods": "110",
+                             "ephemeral-storage": "104845292Ki"},
+                "allocatable": {"cpu": "7910m", "memory": "31391728Ki", "pods": "110",
+                                "ephemeral-storage": "95551679124"},
+                "images": [{"names": [f"registry.example.com/app{k}@sha256:{k:064x}",
+                                      f"registry.example.com/app{k}:1.{k}"],
+                            "sizeBytes": 10_000_000 * (k + 1)} for k in range(rng.randint(3, 8))],
+                "conditions": [{"type": "Ready", "status": "True"}]}})
+    for j in range(pods):
+        app = f"app{j % 40}"
+        items.append({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"{app}-{j:06d}", "namespace": f"team-{j % 7}",
+                         "uid": f"uid-pod-{j}", "labels": {"app": app, "pod-template-hash": "abc"},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                              "name": f"{app}-abc", "uid": "rs",
+                                              "controller": True}]},
+            "spec": {
+                "nodeName": items[j % nodes]["metadata"]["name"],
+                "containers": [{"name": "main", "image": f"registry.example.com/{app}:1.0",
+                                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"},
+                                              "limits": {"memory": "256Mi"}},
+                                "ports": [{"containerPort": 8080, "protocol": "TCP"}]},
+                               {"name": "sidecar", "image": "registry.example.com/proxy:2.1",
+                                "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}}}],
+                "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                 "effect": "NoExecute", "tolerationSeconds": 300}],
+                "schedulerName": "default-scheduler", "priority": 0},
+            "status": {"phase": "Running", "qosClass": "Burstable"}})
+    return {"apiVersion": "v1", "kind": "List", "items": items}

@@ -438,7 +438,10 @@ def scenarios(draw: st.DrawFn, min_nodes: int = 1, max_nodes: int = 12, max_pods
               spread: bool = True, with_workloads: bool = False,
               pod_strategy: st.SearchStrategy[Pod] | None = None,
               ) -> Scenario:
-    """1-12 nodes, 0-15 bound pods on them and an incoming pod."""
+    """``min_nodes``-``max_nodes`` nodes named ``n0``, ``n1``, ..., up to ``max_pods`` bound
+    pods on them, an incoming pod (``pod_strategy``, by default :func:`pods`; without spread
+    constraints unless ``spread``; naming a node in 10 % of draws) and, with
+    ``with_workloads``, Services / controllers for PodTopologySpread's default selector."""
     count = draw(st.integers(min_nodes, max_nodes))
     names = [f"n{i}" for i in range(count)]
     node_list = [named_node(draw(_nodes_strategy), name) for name in names]
@@ -453,11 +456,6 @@ def scenarios(draw: st.DrawFn, min_nodes: int = 1, max_nodes: int = 12, max_pods
 
 
 # --------------------------------------------------------------------------- assertions
-
-
-def verdict(status: Status) -> tuple[bool, int, tuple[str, ...]]:
-    """What a filter comparison looks at: passed, code and reasons (not the plugin name)."""
-    return status.is_success, int(status.code), tuple(status.reasons)
 
 
 def assert_filter_equal(result: FilterResult, expected: Sequence[Status],

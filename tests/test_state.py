@@ -73,3 +73,44 @@ def test_widened_adds_zero_columns_only_for_new_names() -> None:
     assert state.widened() is state
     assert state.labels.shape == (1, 0) and ABSENT == -1
     assert np.array_equal(wider.allocatable[:, :4], state.allocatable)
+
+
+def test_node_templates_build_the_same_columns_as_records() -> None:
+    from ksched.api import Container
+
+    gpu = Node("gpu", labels={"kubernetes.io/hostname": "gpu", "topology.kubernetes.io/zone": "a"},
+               taints=[Taint("nvidia.com/gpu", "", "NoSchedule")],
+               allocatable={"cpu": 8000, "memory": 64 << 30, "pods": 110, "nvidia.com/gpu": 8},
+               images=[ContainerImage(("cuda:12",), 3 << 30)])
+    cpu = Node("cpu", labels={"kubernetes.io/hostname": "cpu", "topology.kubernetes.io/zone": "b"},
+               allocatable={"cpu": 4000, "memory": 16 << 30, "pods": 110})
+    running = Pod("r", node_name="cpu-1", containers=[Container("c", requests={"cpu": 500})])
+    fleet = ClusterState.from_node_templates([(gpu, 2), (cpu, 3)], [running])
+    assert list(fleet.node_names) == ["gpu-0", "gpu-1", "cpu-0", "cpu-1", "cpu-2"]
+    assert fleet.node_index["cpu-2"] == 4 and "cpu-3" not in fleet.node_index
+    assert fleet.nodes[1].labels["kubernetes.io/hostname"] == "gpu-1"
+    same = ClusterState.from_records(list(fleet.nodes), [running])
+    for column in ("allocatable", "requested", "nonzero_requested", "unschedulable",
+                   "taint_indptr", "taint_effects", "image_indptr", "image_num_nodes",
+                   "tree_order", "pod_node"):
+        assert np.array_equal(getattr(fleet, column), getattr(same, column)), column
+    hostname = fleet.label_column("kubernetes.io/hostname")
+    assert fleet.labels[3, hostname] == fleet.vocab.get("cpu-1")
+
+
+def test_a_templated_fleet_schedules_like_its_records() -> None:
+    import ksched
+    from ksched.workloads import default_pod, replicas
+
+    small = Node("s", labels={"kubernetes.io/hostname": "s", "topology.kubernetes.io/zone": "a"},
+                 allocatable={"cpu": 1000, "memory": 4 << 30, "pods": 110})
+    big = Node("b", labels={"kubernetes.io/hostname": "b", "topology.kubernetes.io/zone": "b"},
+               allocatable={"cpu": 4000, "memory": 16 << 30, "pods": 110})
+    fleet = ClusterState.from_node_templates([(small, 60), (big, 60)])
+    same = ClusterState.from_records(list(fleet.nodes))
+    pods = replicas(default_pod("web"), 300)
+    a = ksched.schedule_batch(fleet, pods)
+    b = ksched.schedule_batch(same, pods)
+    assert [p.node for p in a.placements] == [p.node for p in b.placements]
+    explained = ksched.explain(fleet, pods[0])
+    assert explained.chosen == a.placements[0].node

@@ -210,8 +210,7 @@ class Framework:
                                       rejection.message)))
         candidates, absent = state.tree_order, None
         if names is not None:
-            candidates = np.array([i for i in state.tree_order if state.nodes[i].name in names],
-                                  dtype=np.int64)
+            candidates = state.in_tree_order(names)
             absent = unresolvable(
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(subset_plugins))}]")
         percentage = self.profile.percentage_of_nodes_to_score

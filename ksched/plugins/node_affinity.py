@@ -136,7 +136,7 @@ def required_node_affinity_mask(pod: Pod, state: ClusterState, nodes: NodeIndice
 def _preferred_terms(pod: Pod, added: NodeAffinitySpec | None) -> list | None:
     """The preferred terms that count (weight > 0, non-empty), or ``None`` to skip scoring."""
     own = pod.node_affinity.preferred if pod.node_affinity else None
-    extra = added.preferred if added is not None else None
+    extra = added.preferred if added is not None and added.preferred else None
     if own is None and extra is None:
         return None
     return [t for t in (own or ()) + (extra or ())

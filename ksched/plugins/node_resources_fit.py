@@ -63,7 +63,8 @@ def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, in
     for name, weight in resources:
         amount = requests.get(name, 0)
         column = state.resource_column(name)
-        if amount == 0 and is_scalar_resource(name):
+        if (amount == 0 and is_scalar_resource(name)) or not (
+                name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)):
             column = -1
         source = kernels.FROM_REQUESTED
         if nonzero_sources and name == CPU:
@@ -191,7 +192,8 @@ def reference_score(pod: Pod, node_info: NodeInfo,
 def allocatable_request(node_info: NodeInfo, name: str, pod_amount: int,
                          nonzero: bool) -> tuple[int, int]:
     """``calculateResourceAllocatableRequest``."""
-    if pod_amount == 0 and is_scalar_resource(name):
+    if (pod_amount == 0 and is_scalar_resource(name)) or not (
+            name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)):
         return 0, 0
     alloc = node_info.node.allocatable.get(name, 0)
     if nonzero and name in (CPU, MEMORY):

@@ -111,3 +111,12 @@ def test_unrequested_scalar_is_left_out() -> None:
 def test_ties() -> None:
     nodes = [_node(f"n{i}") for i in range(3)]
     assert check(build_scenario(nodes, [], _pod(cpu=100, memory=300 * MI))) == [90, 90, 90]
+
+
+def test_non_scalar_configured_resource_is_left_out() -> None:
+    # "pods" is neither cpu, memory, ephemeral-storage nor a scalar: Go leaves it out, so only
+    # cpu (0.5) and memory (0.25) remain: 1 - 0.125 -> 87.
+    args = BalancedAllocationArgs(((CPU, 1), (MEMORY, 1), (PODS, 1)))
+    node = Node("a", allocatable={CPU: 1000, MEMORY: 1000 * MI, PODS: 4})
+    s = build_scenario([node], [_pod("b", "a")], _pod(cpu=500, memory=250 * MI))
+    assert check(s, args) == [87]

@@ -43,10 +43,9 @@ added_affinities = st.one_of(
     st.none(),
     st.builds(NodeAffinitySpec,
               required=st.one_of(st.none(), st.lists(_valid_terms, max_size=2).map(tuple)),
-              # An empty added list is a known mismatch (see the xfail test below).
               preferred=st.one_of(st.none(), st.lists(
                   preferred_terms.filter(lambda t: term_is_valid(t.preference)),
-                  min_size=1, max_size=2).map(tuple))),
+                  max_size=2).map(tuple))),
 )
 
 
@@ -236,12 +235,11 @@ def test_pre_score_skip_needs_absent_preferred(preferred: tuple | None, skipped:
     check(s)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "NodeAffinity._preferred_terms treats addedAffinity.preferred=() as present; Go builds "
-    "addedPrefSchedTerms only when len(terms) != 0, so the pod is skipped at PreScore"))
 def test_empty_added_preferred_list_is_not_parsed() -> None:
     # Go builds ``addedPrefSchedTerms`` only when ``len(terms) != 0``: an empty added list
     # leaves it nil, so a pod without preferred terms is skipped at PreScore.
     added = NodeAffinitySpec(preferred=())
     s = build_scenario(NODES, [], _pod())
+    status = NodeAffinity(NodeAffinityArgs(added)).pre_score(s.cycle(), s.indices)
+    assert status is not None and status.is_skip
     check(s, added)

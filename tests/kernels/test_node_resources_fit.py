@@ -29,6 +29,7 @@ from tests.strategies import (
     GPU,
     HUGEPAGES,
     MI,
+    UNTRACKED,
     Scenario,
     assert_filter_equal,
     build_scenario,
@@ -227,14 +228,12 @@ def test_unrequested_scalar_is_left_out_of_the_score() -> None:
     assert check_score(build_scenario(nodes, [], _pod(cpu=500, **{GPU: 1})), args) == [70]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a configured 'pods' resource is scored from the pod-count column (kernel) or as "
-    "allocatable pods with 0 requested (reference); Go's calculateResourceAllocatableRequest "
-    "returns (0, 0) for it (not cpu/memory/ephemeral-storage, not a scalar), so it is left out"))
-def test_pods_as_a_scored_resource_is_left_out() -> None:
-    args = NodeResourcesFitArgs(resources=((CPU, 1), (PODS, 1)))
-    nodes = [_node("a", cpu=1000, pods=4)]
-    s = build_scenario(nodes, [_pod("b", "a")], _pod(cpu=500))
-    # Go: only cpu counts -> (1000 - 500 - 100) * 100 / 1000 = 40.
-    assert NodeResourcesFit(args).score(s.cycle(), s.indices).tolist() == [40]
-    assert reference_score(s.pod, s.infos[0], args) == 40
+@pytest.mark.parametrize("name", [PODS, UNTRACKED])
+def test_non_scalar_scored_resource_is_left_out(name: str) -> None:
+    # Go's calculateResourceAllocatableRequest returns (0, 0) for a name that is neither cpu,
+    # memory, ephemeral-storage nor a scalar resource ("pods", an unprefixed unknown name).
+    args = NodeResourcesFitArgs(resources=((CPU, 1), (name, 1)))
+    node = Node("a", allocatable={CPU: 1000, MEMORY: 8 * GI, PODS: 4, UNTRACKED: 4})
+    s = build_scenario([node], [_pod("b", "a")], _pod(cpu=500, **{UNTRACKED: 1}))
+    # Only cpu counts: (1000 - 500 - 100) * 100 / 1000 = 40.
+    assert check_score(s, args) == [40]
