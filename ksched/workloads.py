@@ -108,6 +108,24 @@ def gpu(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]
             replicas(default_pod("pod", requests={"nvidia.com/gpu": 1}), pending))
 
 
+def fleet(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """A fleet built from node templates (no Python object per node): CPU and GPU machines in
+    three zones with ten resources each; half the pods want a GPU."""
+    resources = {CPU: 16000, MEMORY: 64 * GI, PODS: 110, "ephemeral-storage": 200 * GI,
+                 "nvidia.com/gpu": 0, "example.com/fpga": 0, "hugepages-2Mi": 0,
+                 "hugepages-1Gi": 0, "example.com/nic": 4, "attachable-volumes-csi-ebs": 25}
+    kinds = [(f"{kind}-z{zone}", zone, gpus) for zone in range(3)
+             for kind, gpus in (("cpu", 0), ("gpu", 8))]
+    templates = [(Node(name, labels={"kubernetes.io/hostname": name, ZONE: f"zone{zone}"},
+                       allocatable={**resources, "nvidia.com/gpu": gpus}),
+                  nodes // len(kinds) + (1 if i < nodes % len(kinds) else 0))
+                 for i, (name, zone, gpus) in enumerate(kinds)]
+    cluster = ClusterState.from_node_templates(templates)
+    half = pending // 2
+    return cluster, (replicas(default_pod("gpu", requests={"nvidia.com/gpu": 1}), half)
+                     + replicas(default_pod("web"), pending - half))
+
+
 WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
@@ -119,6 +137,7 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingNodeAffinity/5000Nodes", 5000, 5000, 10000, node_affinity),
     Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
     Workload("SchedulingExtendedResources/5000Nodes", 5000, 1000, 10000, gpu),
+    Workload("Fleet/1000000Nodes_10Resources", 1_000_000, 0, 10000, fleet),
 ]}
 
 

@@ -102,6 +102,12 @@ class NodeResourcesFit:
                                   np.array(checked, dtype=np.int64),
                                   state.resource_column(PODS), count_only)
         names = [state.resource_names[c] for c in checked]
+        # Requested scalars no node has: allocatable 0 everywhere, so never enough.
+        for name in sorted(requests):
+            if (requests[name] > 0 and is_scalar_resource(name) and not is_ignored(name, self.args)
+                    and state.resource_column(name) < 0):
+                codes |= (np.int64(1) << np.int64(1 + len(names))) | kernels.UNRESOLVABLE
+                names.append(name)
         return FilterResult.from_codes(codes, lambda code: _fit_status(code, names))
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:

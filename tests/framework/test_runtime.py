@@ -147,3 +147,13 @@ def test_pre_score_skip_leaves_the_plugin_out() -> None:
 
 def test_status_names_match_go() -> None:
     assert Status(3).code.upstream_name == "UnschedulableAndUnresolvable"
+
+
+def test_a_resource_no_node_has_is_insufficient_everywhere() -> None:
+    state = ClusterState.from_records([node("a"), node("b")])
+    gpu_pod = Pod("g", containers=[Container("c", requests={"cpu": 100, "nvidia.com/gpu": 1})])
+    result = Framework(default_profile()).schedule_one(state, gpu_pod)
+    assert result.node is None
+    assert {s.reasons for s in result.failures.values()} == {("Insufficient nvidia.com/gpu",)}
+    assert {s.code for s in result.failures.values()} == {Status(3).code}
+    assert result.message == "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
