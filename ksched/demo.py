@@ -1,8 +1,5 @@
-"""A cluster shaped like upstream scheduler_perf's SchedulingBasic, scheduled end to end.
-
-Nodes follow ``templates/node-default.yaml`` (4 cpu, 32Gi, 110 pods) and pods
-``pod-default.yaml`` (100m cpu, 500Mi memory).
-"""
+"""``ksched demo``: a cluster shaped like upstream scheduler_perf's SchedulingBasic, scheduled
+end to end (nodes of 4 cpu / 32Gi / 110 pods, pods of 100m / 500Mi)."""
 
 from __future__ import annotations
 
@@ -10,34 +7,10 @@ import time
 
 import numpy as np
 
-from ksched.api import Container, Node, Pod
 from ksched.constants import CPU, MEMORY, PODS
 from ksched.engine import Result, schedule_batch
 from ksched.state import ClusterState
-
-GI, MI = 1024**3, 1024**2
-
-
-def basic_node(i: int, zones: int = 3) -> Node:
-    name = f"node-{i:05d}"
-    return Node(name, labels={"kubernetes.io/hostname": name,
-                              "topology.kubernetes.io/zone": f"zone-{i % zones}"},
-                allocatable={CPU: 4000, MEMORY: 32 * GI, PODS: 110})
-
-
-def basic_pod(name: str, namespace: str = "default", node_name: str = "") -> Pod:
-    return Pod(name, namespace, node_name=node_name, labels={"app": "basic"},
-               containers=[Container("pause", "registry.k8s.io/pause:3.10",
-                                     requests={CPU: 100, MEMORY: 500 * MI})])
-
-
-def scheduling_basic(nodes: int = 5000, running: int = 1000,
-                     pending: int = 10000) -> tuple[ClusterState, list[Pod]]:
-    """The SchedulingBasic shape: running pods spread round-robin, then the pending ones."""
-    node_records = [basic_node(i) for i in range(nodes)]
-    bound = [basic_pod(f"init-{i}", node_name=node_records[i % nodes].name) for i in range(running)]
-    cluster = ClusterState.from_records(node_records, bound)
-    return cluster, [basic_pod(f"pod-{i}", "sched-0") for i in range(pending)]
+from ksched.workloads import scheduling_basic
 
 
 def utilisation(state: ClusterState) -> dict[str, tuple[float, float, float]]:

@@ -1,8 +1,10 @@
 """``schedule_batch``: place pending pods one after another, as kube-scheduler's cycle would.
 
-Each pod runs the profile's plugins over the whole cluster at once (vectorised filters and
-scores), walks the ``percentageOfNodesToScore`` window from the rotating start index, picks the
-best node, and is assumed onto it before the next pod is considered.
+Each pod walks the ``percentageOfNodesToScore`` window from the rotating start index, is scored
+on the feasible nodes it found, goes to the best one, and is assumed onto it before the next
+pod is considered. Runs of pods the compiled loop models (:mod:`ksched.fast`) are scheduled
+there without Python between two pods; the others go through the object-level framework, one
+cycle each, on the same arrays. Both give the same placements.
 """
 
 from __future__ import annotations
@@ -231,6 +233,8 @@ class _Batch:
                 end += 1
             if classes[begin] < 0:
                 self.run_framework(begin, end, fast)
+                if self.assumer.state.affinity_pods:  # later pods must now see pod affinity
+                    classes[end:] = -1
             else:
                 self._run_loop(fast, classes[begin:end], begin)
             begin = end

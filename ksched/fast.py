@@ -21,13 +21,19 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
-from ksched.constants import PODS
+from ksched.constants import LABEL_HOSTNAME, PODS
 from ksched.framework.interfaces import Cycle, PreFilterResult
 from ksched.framework.runtime import Framework
 from ksched.kernels import node_resources_fit as fit_kernels
 from ksched.kernels import schedule_loop as loop_kernels
 from ksched.plugins import _volumes
-from ksched.plugins.node_resources_fit import _STRATEGY_CODES, is_ignored, shape_arrays
+from ksched.plugins.node_ports import conflicting_columns
+from ksched.plugins.node_resources_fit import (
+    _STRATEGY_CODES,
+    is_ignored,
+    resource_score_inputs,
+    shape_arrays,
+)
 from ksched.plugins.pod_topology_spread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, build_constraints
 from ksched.resources import NON_ZERO_DEFAULTS, node_info_non_zero, pod_requests
 from ksched.state import ClusterState, host_ports
@@ -59,6 +65,21 @@ def supports(framework: Framework) -> bool:
 _IDENTITY = frozenset({"name", "namespace", "uid", "labels", "controller"})
 #: What decides a pod's class: its spec without its identity, as a tuple (``pod_signature(pod)``).
 pod_signature = operator.attrgetter(*(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY))
+
+
+def _names_nodes(pod: Pod, framework: Framework) -> bool:
+    """Whether the pod's node selection (or the profile's added affinity) reads node names or
+    hostname labels, which differ between nodes of one class."""
+    if pod.node_name or (pod.node_selector and LABEL_HOSTNAME in pod.node_selector):
+        return True
+    node_affinity = framework.plugins.get("NodeAffinity")
+    added = node_affinity.args.added_affinity if node_affinity and node_affinity.args else None
+    terms = []
+    for affinity in (pod.node_affinity, added):
+        if affinity is not None:
+            terms += list(affinity.required or ()) + [t.preference for t in affinity.preferred or ()]
+    return any(term.match_fields or any(r.key == LABEL_HOSTNAME for r in term.match_expressions)
+               for term in terms)
 
 
 def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
@@ -163,29 +184,31 @@ class FastPath:
                 return None
         if subset is not None and not subset:
             return None
-        everything = np.arange(n, dtype=np.int64)
-        ok = np.ones(n, dtype=np.bool_)
+        # Static verdicts are judged once per node class, unless the pod looks at what sets
+        # nodes of a class apart (their names and hostname labels).
+        if _names_nodes(pod, framework):
+            judged, spread = np.arange(n, dtype=np.int64), slice(None)
+        else:
+            judged, spread = state.class_nodes, state.node_class
+        ok = np.ones(len(judged), dtype=np.bool_)
         for name, plugin in framework.points["filter"]:
             if name in STATIC_FILTERS:
-                ok &= plugin.filter(cycle, everything).passed
-        t.static_ok.append(ok)
+                ok &= plugin.filter(cycle, judged).passed
         affinity_skip = True
         for name, plugin in framework.points["preScore"]:
-            status = plugin.pre_score(cycle, everything)
+            status = plugin.pre_score(cycle, judged)
             if name == "NodeAffinity":
                 if status is not None and not (status.is_success or status.is_skip):
-                    t.static_ok.pop()
                     return None
                 affinity_skip = status is not None and status.is_skip
+        t.static_ok.append(ok[spread])
         t.affinity_skip.append(affinity_skip)
-        t.taint_raw.append(self._raw("TaintToleration", cycle, everything))
-        t.affinity_raw.append(self._raw("NodeAffinity", cycle, everything)
+        t.taint_raw.append(self._raw("TaintToleration", cycle, judged)[spread])
+        t.affinity_raw.append(self._raw("NodeAffinity", cycle, judged)[spread]
                               if not affinity_skip else np.zeros(n, dtype=np.int64))
-        t.image_score.append(self._raw("ImageLocality", cycle, everything))
+        t.image_score.append(self._raw("ImageLocality", cycle, judged)[spread])
         self._compile_resources(pod, state)
         wanted = host_ports(pod) if "NodePorts" in self.filters else []
-        from ksched.plugins.node_ports import conflicting_columns
-
         t.port_check.append(conflicting_columns(wanted, state.port_keys))
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
@@ -217,8 +240,6 @@ class FastPath:
         t.fit_check_want.append(vector[checked])
         t.count_only.append(not any(v for r, v in requests.items() if r != PODS))
         t.nonzero_add.append(np.array(node_info_non_zero(pod, requests), dtype=np.int64))
-        from ksched.plugins.node_resources_fit import resource_score_inputs
-
         fit_resources = args.resources if args is not None else ()
         t.fit_inputs.append(resource_score_inputs(
             state, fit_resources, pod_requests(pod, NON_ZERO_DEFAULTS), True))

@@ -240,6 +240,10 @@ class ClusterState:
     #: Positions in ``pods`` of the pods with pod affinity or anti-affinity
     #: (``NodeInfo.PodsWithAffinity``, over the whole cluster).
     affinity_pods: tuple[int, ...] = ()
+    #: ``node_class[node]``: nodes of one class have the same taints, images, cordon and labels
+    #: (the hostname label aside); ``class_nodes[k]`` is a node of class ``k``.
+    node_class: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
+    class_nodes: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
 
     @property
     def num_nodes(self) -> int:
@@ -307,6 +311,7 @@ class ClusterState:
         state.update(_taint_columns(nodes, vocab))
         state.update(_image_columns(nodes))
         state.update(_port_columns(len(nodes), bound, node_index, extra_ports))
+        state.update(_node_classes(state))
         _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
         return cls(**state)
 
@@ -380,6 +385,14 @@ class ClusterState:
         resources["allocatable"] = base.allocatable[rows]
         state.update(resources)
         state.update(_port_columns(len(names), bound, node_index, ()))
+        template_classes = _node_classes({name: getattr(base, name) for name in _CLASS_COLUMNS})
+        state["node_class"] = template_classes["node_class"][rows]
+        first_row = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        occupied = counts > 0
+        reps = np.full(len(template_classes["class_nodes"]), -1, dtype=np.int64)
+        for t in np.flatnonzero(occupied)[::-1]:
+            reps[template_classes["node_class"][t]] = first_row[t]
+        state["class_nodes"] = reps
         _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
         return cls(**state)
 
@@ -400,6 +413,38 @@ class ClusterState:
         return attrs.evolve(self, resource_names=self.resource_names + tuple(new_resources),
                             allocatable=allocatable, requested=requested,
                             port_keys=self.port_keys + tuple(new_ports), port_count=port_count)
+
+
+_CLASS_COLUMNS = ("labels", "label_keys", "taint_indptr", "taint_keys", "taint_values",
+                  "taint_effects", "image_indptr", "image_ids", "unschedulable")
+
+
+def _node_classes(columns: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """Group nodes whose static attributes match (labels other than the hostname, taints,
+    images, cordon): static filters and scores are then judged once per group."""
+    labels = np.asarray(columns["labels"])
+    hostname = columns["label_keys"].get(LABEL_HOSTNAME, -1)
+    if hostname >= 0:
+        labels = np.delete(labels, hostname, axis=1)
+    rows = np.ascontiguousarray(labels).view(np.dtype((np.void, labels.dtype.itemsize
+                                                       * max(labels.shape[1], 1))))
+    if labels.shape[1] == 0:
+        rows = np.zeros(len(labels), dtype=np.int8)
+    taint_indptr, image_indptr = columns["taint_indptr"], columns["image_indptr"]
+    keys, values, effects = (columns["taint_keys"], columns["taint_values"],
+                             columns["taint_effects"])
+    image_ids, unschedulable = columns["image_ids"], columns["unschedulable"]
+    classes: dict[tuple, int] = {}
+    node_class = np.empty(len(labels), dtype=np.int64)
+    for i in range(len(labels)):
+        t0, t1 = taint_indptr[i], taint_indptr[i + 1]
+        key = (rows[i].tobytes(), keys[t0:t1].tobytes(), values[t0:t1].tobytes(),
+               effects[t0:t1].tobytes(),
+               image_ids[image_indptr[i]:image_indptr[i + 1]].tobytes(), bool(unschedulable[i]))
+        node_class[i] = classes.setdefault(key, len(classes))
+    class_nodes = np.full(len(classes), -1, dtype=np.int64)
+    class_nodes[node_class[::-1]] = np.arange(len(labels) - 1, -1, -1)
+    return dict(node_class=node_class, class_nodes=class_nodes)
 
 
 def _resource_names(nodes: Sequence[Node], pods: Sequence[Pod],
