@@ -114,3 +114,15 @@ def test_a_templated_fleet_schedules_like_its_records() -> None:
     assert [p.node for p in a.placements] == [p.node for p in b.placements]
     explained = ksched.explain(fleet, pods[0])
     assert explained.chosen == a.placements[0].node
+
+
+def test_node_classes_group_nodes_that_differ_only_by_name_and_hostname() -> None:
+    def make(name: str, zone: str, taints=()) -> Node:
+        return Node(name, labels={"kubernetes.io/hostname": name, "zone": zone}, taints=taints,
+                    allocatable={"cpu": 1000 if name < "c" else 2000})
+
+    nodes = [make("a", "z1"), make("b", "z1"), make("c", "z2"),
+             make("d", "z1", [Taint("k", "", "NoSchedule")]), make("e", "z1")]
+    state = ClusterState.from_records(nodes)
+    assert state.node_class.tolist() == [0, 0, 1, 2, 0]
+    assert state.class_nodes.tolist() == [0, 2, 3]
