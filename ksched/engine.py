@@ -10,7 +10,8 @@ cycle each, on the same arrays. Both give the same placements.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 import numpy as np
@@ -24,6 +25,9 @@ from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, default_profile
 from ksched.resources import node_info_non_zero, pod_requests
 from ksched.state import BoundPods, ClusterState, host_ports
+
+if TYPE_CHECKING:
+    from ksched.config import SchedulerConfig
 
 
 class Placement(NamedTuple):
@@ -130,7 +134,8 @@ class Assumer:
         return self.state
 
 
-def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profile | None = None,
+def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *,
+                   profile: Profile | SchedulerConfig | None = None,
                    percentage_of_nodes_to_score: int | None = None,
                    tie_break: str = "round-robin",
                    seed: int | np.random.Generator | None = None,
@@ -141,9 +146,13 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
     ----------
     cluster : the cluster before the batch (never modified).
     pods : pending pods, in the order the scheduling queue would pop them.
-    profile : the scheduler profile (default: kube-scheduler v1.35's default profile).
-    percentage_of_nodes_to_score : the scheduler-wide value; ``None`` or 0 is adaptive, as
-        upstream's default. A profile's own value wins.
+    profile : a :class:`Profile` that schedules every pod (default: kube-scheduler v1.35's
+        default profile), or a :class:`~ksched.config.SchedulerConfig` whose profiles take the
+        pods naming them in ``spec.schedulerName``; a pod naming no profile is left unplaced,
+        with the reason, as kube-scheduler ignores it. Profiles share the node walk's start
+        index and the tie-break state, as they do upstream.
+    percentage_of_nodes_to_score : the scheduler-wide value (default: the configuration's, or
+        0, adaptive, as upstream's default). A profile's own value wins.
     tie_break : ``"round-robin"`` (deterministic) or ``"random"`` (uniform, from ``seed``).
     progress : optional callable ``progress(n)`` told as pods are done (e.g. a tqdm ``update``).
     fast_path : run eligible pods through the compiled loop (``False``: the object-level
@@ -157,34 +166,52 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *, profile: Profi
     >>> schedule_batch(ClusterState.from_records([node]), [pod]).placements[0].node
     'n1'
     """
-    framework = Framework(profile or default_profile())
-    batch = _Batch(framework, cluster, pods, percentage_of_nodes_to_score or 0,
-                   TieBreaker(tie_break, seed), progress)
-    if fast_path and supports(framework):
-        batch.run_with_fast_path()
+    if hasattr(profile, "profiles"):  # a SchedulerConfig
+        frameworks = {p.scheduler_name: Framework(p) for p in profile.profiles}
+        route = frameworks.get
+        if percentage_of_nodes_to_score is None:
+            percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
     else:
-        batch.run_framework(0, len(pods))
+        only = Framework(profile or default_profile())
+        frameworks = {only.profile.scheduler_name: only}
+        route = lambda name: only  # noqa: E731 - every pod goes to the one profile
+    batch = _Batch(route, cluster, pods, percentage_of_nodes_to_score or 0,
+                   TieBreaker(tie_break, seed), progress)
+    batch.run(fast_path)
     return Result(tuple(batch.placements), batch.assumer.frozen(),
                   nodes_evaluated=int(batch.counters[4]))
 
 
-class _Batch:
-    """The running state of one ``schedule_batch`` call, shared by both paths."""
+def no_profile_reason(pod: Pod) -> str:
+    return f'no scheduler profile named "{pod.scheduler_name}": the pod is not scheduled'
 
-    def __init__(self, framework: Framework, cluster: ClusterState, pods: Sequence[Pod],
-                 percentage: int, tie_breaker: TieBreaker, progress: Any) -> None:
-        own = framework.profile.percentage_of_nodes_to_score
-        self.framework, self.pods = framework, list(pods)
-        self.percentage = own if own is not None else percentage
+
+class _Batch:
+    """The running state of one ``schedule_batch`` call, shared by both paths and by every
+    profile: the assumed cluster, the node walk's start index and the tie-break state."""
+
+    def __init__(self, route: Callable[[str], Framework | None], cluster: ClusterState,
+                 pods: Sequence[Pod], percentage: int, tie_breaker: TieBreaker,
+                 progress: Any) -> None:
+        self.pods = list(pods)
+        self.frameworks = [route(p.scheduler_name) for p in self.pods]
+        self.global_percentage = percentage
         self.tie_breaker, self.progress = tie_breaker, progress
         tie_breaker.reserve(len(self.pods))
         self.assumer = Assumer(cluster, self.pods)
         self.placements: list[Placement] = []
-        #: The diagnosis of each pod class's latest failure in the compiled loop.
-        self.failure_messages: dict[int, str] = {}
+        #: The diagnosis of each (profile, pod class) latest failure in the compiled loop.
+        self.failure_messages: dict[tuple[int, int], str] = {}
         #: nextStartNodeIndex, round-robin index, placements so far, next random draw,
         #: nodes evaluated so far.
         self.counters = np.zeros(5, dtype=np.int64)
+        #: Bumped when a node's requests change; shared by every profile's score cache.
+        self.node_version = np.zeros(self.assumer.state.num_nodes, dtype=np.int64)
+        self.fast_paths: dict[int, FastPath] = {}
+
+    def percentage(self, framework: Framework) -> int:
+        own = framework.profile.percentage_of_nodes_to_score
+        return own if own is not None else self.global_percentage
 
     def _sync_tie_breaker(self, to_counters: bool) -> None:
         tb = self.tie_breaker
@@ -193,19 +220,60 @@ class _Batch:
         else:
             tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
 
-    def run_framework(self, begin: int, end: int, fast: FastPath | None = None) -> None:
-        """Pods ``begin..end`` through the object-level framework, one cycle each."""
+    def _done(self, count: int) -> None:
+        if self.progress is not None:
+            self.progress(count)
+
+    def run(self, fast_path: bool) -> None:
+        """Runs of consecutive pods of one profile that the compiled loop models go through
+        it; every other pod through its profile's framework, one cycle each."""
+        classes = np.full(len(self.pods), -1, dtype=np.int64)
+        if fast_path:
+            for i, (pod, framework) in enumerate(zip(self.pods, self.frameworks)):
+                fast = self._fast_path(framework)
+                if fast is not None:
+                    classes[i] = _class_or_minus_one(fast.class_of(pod, self.assumer.state))
+        self._sync_tie_breaker(to_counters=True)
+        begin = 0
+        while begin < len(self.pods):
+            framework, looped = self.frameworks[begin], classes[begin] >= 0
+            end = begin + 1
+            while (end < len(self.pods) and self.frameworks[end] is framework
+                   and (classes[end] >= 0) == looped and looped):
+                end += 1
+            if looped:
+                self._run_loop(self.fast_paths[id(framework)], classes[begin:end], begin)
+            else:
+                self._run_framework(begin, framework)
+                if self.assumer.state.affinity_pods:  # later pods must now see pod affinity
+                    classes[end:] = -1
+            begin = end
+
+    def _fast_path(self, framework: Framework | None) -> FastPath | None:
+        if framework is None or not supports(framework):
+            return None
+        key = id(framework)
+        if key not in self.fast_paths:
+            self.fast_paths[key] = FastPath(framework, self.assumer.state, self.node_version)
+        return self.fast_paths[key]
+
+    def _run_framework(self, index: int, framework: Framework | None) -> None:
+        """One pod through the object-level framework."""
+        pod = self.pods[index]
+        if framework is None:
+            self.placements.append(Placement(pod, None, no_profile_reason(pod)))
+            self._done(1)
+            return
         self._sync_tie_breaker(to_counters=False)
-        for pod in self.pods[begin:end]:
-            self.assumer.sync()
-            try:
-                outcome = self.framework.schedule_one(
-                    self.assumer.state, pod, next_start_index=int(self.counters[0]),
-                    percentage_of_nodes_to_score=self.percentage,
-                    tie_breaker=self.tie_breaker)
-            except SchedulingError as exc:
-                self.placements.append(Placement(pod, None, str(exc)))
-                continue
+        self.assumer.sync()
+        try:
+            outcome = framework.schedule_one(
+                self.assumer.state, pod, next_start_index=int(self.counters[0]),
+                percentage_of_nodes_to_score=self.global_percentage,
+                tie_breaker=self.tie_breaker)
+        except SchedulingError as exc:
+            self.placements.append(Placement(pod, None, str(exc)))
+        else:
             self.counters[0] = outcome.next_start_index
             self.counters[4] += len(outcome.evaluated)
             if outcome.node is None:
@@ -213,39 +281,19 @@ class _Batch:
             else:
                 self.assumer.assume(pod, outcome.node)
                 self.counters[2] += 1
-                if fast is not None:
-                    fast.touch(outcome.node)
+                self.node_version[outcome.node] += 1
                 self.placements.append(Placement(pod, self.assumer.state.node_names[outcome.node]))
-            if self.progress is not None:
-                self.progress(1)
         self._sync_tie_breaker(to_counters=True)
-
-    def run_with_fast_path(self) -> None:
-        """Runs of loop-eligible pods through the compiled loop, the others one by one."""
-        fast = FastPath(self.framework, self.assumer.state)
-        classes = np.array([_class_or_minus_one(fast.class_of(p, self.assumer.state))
-                            for p in self.pods], dtype=np.int64)
-        self._sync_tie_breaker(to_counters=True)
-        begin = 0
-        while begin < len(self.pods):
-            end = begin
-            while end < len(self.pods) and (classes[end] >= 0) == (classes[begin] >= 0):
-                end += 1
-            if classes[begin] < 0:
-                self.run_framework(begin, end, fast)
-                if self.assumer.state.affinity_pods:  # later pods must now see pod affinity
-                    classes[end:] = -1
-            else:
-                self._run_loop(fast, classes[begin:end], begin)
-            begin = end
+        self._done(1)
 
     def _run_loop(self, fast: FastPath, classes: np.ndarray, offset: int) -> None:
         out_node = np.zeros(len(classes), dtype=np.int64)
         out_start = np.zeros(len(classes), dtype=np.int64)
         messages = self.failure_messages
+        percentage = self.percentage(fast.framework)
         done = 0
         while done < len(classes):
-            stop = fast.run(self.assumer.state, classes, done, self.percentage,
+            stop = fast.run(self.assumer.state, classes, done, percentage,
                             self.tie_breaker.code, self.tie_breaker.draws, self.counters,
                             out_node, out_start)
             for k in range(done, stop):
@@ -254,20 +302,19 @@ class _Batch:
                     self.assumer.record(pod, node)
                     self.placements.append(Placement(pod, self.assumer.state.node_names[node]))
                     continue
+                key = (id(fast), int(classes[k]))
                 if node == loop_kernels.NEW_FAILURE:
-                    messages[int(classes[k])] = self._diagnose(pod, int(out_start[k]))
-                self.placements.append(Placement(pod, None, messages[int(classes[k])]))
-            if self.progress is not None:
-                self.progress(stop - done)
+                    messages[key] = self._diagnose(fast.framework, pod, int(out_start[k]))
+                self.placements.append(Placement(pod, None, messages[key]))
+            self._done(stop - done)
             done = stop
-        self._sync_tie_breaker(to_counters=False)
 
-    def _diagnose(self, pod: Pod, start: int) -> str:
+    def _diagnose(self, framework: Framework, pod: Pod, start: int) -> str:
         """The framework's wording of a failure the loop found (the state is unchanged by it)."""
         self.assumer.sync()
-        outcome = self.framework.schedule_one(
+        outcome = framework.schedule_one(
             self.assumer.state, pod, next_start_index=start,
-            percentage_of_nodes_to_score=self.percentage)
+            percentage_of_nodes_to_score=self.global_percentage)
         if outcome.node is not None:
             raise AssertionError(f"compiled loop and framework disagree on {pod.key}")
         return outcome.message

@@ -128,7 +128,8 @@ class ClassTables:
 class FastPath:
     """Compiles pod classes for one framework and state layout, and runs the loop."""
 
-    def __init__(self, framework: Framework, state: ClusterState) -> None:
+    def __init__(self, framework: Framework, state: ClusterState,
+                 node_version: np.ndarray | None = None) -> None:
         self.framework = framework
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
@@ -144,14 +145,11 @@ class FastPath:
         self.ba_resources = balanced.args.resources if balanced is not None else ()
         self.fail_epoch = np.zeros(0, dtype=np.int64)
         n = state.num_nodes
-        self.node_version = np.zeros(n, dtype=np.int64)
+        #: Bumped whenever a node's requests change (shared by the batch's fast paths).
+        self.node_version = node_version if node_version is not None else np.zeros(n, np.int64)
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         self._arrays: dict[str, Any] | None = None
-
-    def touch(self, node: int) -> None:
-        """A pod was placed on ``node`` outside the loop: its cached scores are stale."""
-        self.node_version[node] += 1
 
     def class_of(self, pod: Pod, state: ClusterState) -> int | None:
         """The pod's class index, compiling it on first sight; ``None``: use the framework.
