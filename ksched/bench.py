@@ -52,14 +52,15 @@ class Measurement:
 
 
 def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
-            progress: Callable[[str], None] | None = None) -> Measurement:
-    """Build the workload, warm the kernels up on a small slice, then time ``rounds`` runs."""
+            progress: Callable[[str], None] | None = None, profile: Any = None) -> Measurement:
+    """Build the workload, warm the kernels up on a small slice, then time ``rounds`` runs
+    (with ``profile``: a Profile or a configuration, as ``schedule_batch`` takes)."""
     say = progress or (lambda _: None)
     started = time.perf_counter()
     cluster, pods = workload.make(scale)
     build = time.perf_counter() - started
     say(f"{workload.name}: built {cluster.num_nodes} nodes, {len(pods)} pods in {build:.2f}s")
-    kw = dict(percentage_of_nodes_to_score=workload.percentage_of_nodes_to_score)
+    kw = dict(percentage_of_nodes_to_score=workload.percentage_of_nodes_to_score, profile=profile)
     started = time.perf_counter()
     schedule_batch(cluster, pods[:10], **kw)
     warmup = time.perf_counter() - started

@@ -25,13 +25,23 @@ def _conformance(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _configuration(args: argparse.Namespace):
+    """The ``--config`` file's configuration, or ``None`` (the default profile)."""
+    if not getattr(args, "config", None):
+        return None
+    from ksched.config import load_config
+
+    return load_config(args.config)
+
+
 def _schedule(args: argparse.Namespace) -> int:
     import ksched
 
+    config = _configuration(args)
     cluster = ksched.load_cluster(args.cluster)
     pods = ksched.load_pods(args.pods if args.pods else args.cluster)
     started = time.perf_counter()
-    result = ksched.schedule_batch(cluster, pods,
+    result = ksched.schedule_batch(cluster, pods, profile=config,
                                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
                                    tie_break=args.tie_break, seed=args.seed)
     elapsed = time.perf_counter() - started
@@ -49,12 +59,18 @@ def _schedule(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     import ksched
 
+    config = _configuration(args)
     cluster = ksched.load_cluster(args.cluster)
     pods = [p for p in ksched.load_pods(args.pod) if not args.name or p.name == args.name]
     if not pods:
         print("ksched: no pending pod found", file=sys.stderr)
         return 2
-    print(json.dumps(ksched.explain(cluster, pods[0]).to_dict(), indent=1, default=list))
+    profile = config.profile_for(pods[0].scheduler_name) if config is not None else None
+    if config is not None and profile is None:
+        print(f'ksched: no scheduler profile named "{pods[0].scheduler_name}"', file=sys.stderr)
+        return 2
+    print(json.dumps(ksched.explain(cluster, pods[0], profile=profile).to_dict(), indent=1,
+                     default=list))
     return 0
 
 
@@ -69,7 +85,8 @@ def _bench(args: argparse.Namespace) -> int:
     from ksched import bench
 
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.json else None
-    results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say)
+    config = _configuration(args)
+    results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say, profile=config)
                for w in bench.workloads(args.workload)]
     if args.json:
         print(json.dumps({"version": "v1", "dataItems": [r.data_item() for r in results]},
@@ -100,12 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
     p.set_defaults(func=_schedule)
 
     p = sub.add_parser("explain", help="every plugin's verdict and score for one pod")
     p.add_argument("cluster")
     p.add_argument("pod", help="file with the pending pod")
     p.add_argument("--name", help="the pod's name, when the file holds several")
+    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
     p.set_defaults(func=_explain)
 
     p = sub.add_parser("bench", help="scheduler_perf-shaped throughput benchmarks")
@@ -115,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=float, default=1.0, help="shrink every workload (smoke runs)")
     p.add_argument("--json", action="store_true",
                    help="print upstream scheduler_perf's dataItems shape")
+    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
     p.set_defaults(func=_bench)
 
     p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")

@@ -19,15 +19,12 @@ import attrs
 
 from ksched import cluster_from_objects
 from ksched.engine import Assumer
-from ksched.errors import KschedError, UnsupportedFeatureError
+from ksched.errors import ConfigError, KschedError, UnsupportedFeatureError
 from ksched.framework.runtime import Framework, ScheduleResult
 from ksched.io import read_objects
 from ksched.profile import default_profile
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
-#: The only configuration fields this replay reads so far.
-_SUPPORTED_CONFIG = {"apiVersion", "kind", "parallelism", "percentageOfNodesToScore", "profiles"}
-_SUPPORTED_PROFILE = {"schedulerName", "percentageOfNodesToScore"}
 
 
 @attrs.frozen
@@ -81,40 +78,61 @@ def run(paths: Iterable[str | Path]) -> Iterator[CaseResult]:
         yield run_case(path)
 
 
-def _percentage(trace: Mapping[str, Any]) -> tuple[int, int | None]:
-    """(global percentageOfNodesToScore, the profile's own value or None)."""
-    config = trace["input"].get("scheduler_config")
-    if config is None:
-        return trace["input"].get("percentage_of_nodes_to_score", 100), None
-    if trace["output"].get("config_error") is not None:
-        raise UnsupportedFeatureError("scheduler configuration validation")
-    unknown = set(config) - _SUPPORTED_CONFIG
-    profiles = config.get("profiles") or [{}]
-    for profile in profiles:
-        unknown |= set(profile) - _SUPPORTED_PROFILE
-    if unknown or len(profiles) > 1:
-        raise UnsupportedFeatureError(
-            f"scheduler configuration fields {sorted(unknown) or ['profiles']}")
-    return config.get("percentageOfNodesToScore") or 0, profiles[0].get("percentageOfNodesToScore")
+def _frameworks(trace: Mapping[str, Any]) -> tuple[dict[str, Framework], int] | None:
+    """The trace's profiles by scheduler name and the global percentageOfNodesToScore; ``None``
+    when the trace expects the configuration to be rejected (and it was, exactly so)."""
+    inputs, output = trace["input"], trace["output"]
+    config_input = inputs.get("scheduler_config")
+    if config_input is None:
+        profile = default_profile(inputs.get("percentage_of_nodes_to_score", 100))
+        return {profile.scheduler_name: Framework(profile)}, 0
+    from ksched.config import load_config
+
+    expected_error = output.get("config_error")
+    try:
+        config = load_config(config_input)
+    except ConfigError as exc:
+        if expected_error is None:
+            raise Mismatch(f"configuration rejected: {exc}") from None
+        _same("configuration error", (exc.stage, str(exc)),
+              (expected_error["stage"], expected_error["message"]))
+        return None
+    if expected_error is not None:
+        raise Mismatch(f"configuration accepted, want {expected_error['stage']} error: "
+                       f"{expected_error['message']}")
+    for profile, want in zip(config.profiles, output.get("profiles") or ()):
+        for point in ("preFilter", "filter", "preScore", "score"):
+            _same(f"profile {profile.scheduler_name}: {point} plugins",
+                  [(n, profile.weights.get(n, 1)) if point == "score" else n
+                   for n in profile.plugins[point]],
+                  [(e["name"], e["weight"]) if point == "score" else e["name"]
+                   for e in want["plugins"].get(point) or ()])
+    return ({p.scheduler_name: Framework(p) for p in config.profiles},
+            config.percentage_of_nodes_to_score)
 
 
 def _replay(trace: Mapping[str, Any]) -> int:
     inputs = trace["input"]
+    configured = _frameworks(trace)
+    if configured is None:
+        return 0
+    frameworks, global_percentage = configured
     objects = read_objects(
         list(inputs.get("nodes", [])) + list(inputs.get("existing_pods", []))
         + list(inputs.get("namespaces", []))
         + [o for key in ("services", "replica_sets", "stateful_sets", "replication_controllers")
            for o in inputs.get(key, [])])
-    global_percentage, profile_percentage = _percentage(trace)
-    framework = Framework(default_profile(profile_percentage))
     pending = {(p.namespace, p.name): p for p in read_objects(inputs["pending_pods"]).pods}
     assumer = Assumer(cluster_from_objects(objects), pending.values())
     next_start = 0
     decisions = 0
     for expected in trace["output"]["results"]:
-        if expected.get("no_matching_profile"):
-            continue
         pod = pending[(expected["namespace"], expected["pod"])]
+        framework = frameworks.get(pod.scheduler_name)
+        if expected.get("no_matching_profile") or framework is None:
+            _same(f"{pod.key}: ignored for naming no profile", framework is None,
+                  bool(expected.get("no_matching_profile")))
+            continue
         if "next_start_node_index_before" in expected:
             _same(f"{pod.key}: nextStartNodeIndex before", next_start,
                   expected["next_start_node_index_before"])
