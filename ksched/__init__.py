@@ -23,6 +23,7 @@ from ksched.api import (
     Toleration,
     Workload,
 )
+from ksched.config import SchedulerConfig, load_config
 from ksched.engine import Placement, Result, schedule_batch
 from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
 from ksched.explain import Explanation, explain
@@ -76,7 +77,8 @@ __all__ = [
     "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage", "ContainerPort",
     "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
     "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod", "Profile",
-    "Result", "Taint", "Toleration", "UnsupportedFeatureError", "Workload",
-    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_pods",
+    "Result", "SchedulerConfig", "Taint", "Toleration", "UnsupportedFeatureError", "Workload",
+    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_config",
+    "load_pods",
     "read_objects", "schedule_batch", "warmup",
 ]

@@ -22,6 +22,8 @@ GangScheduling and NodeDeclaredFeatures off). The Go sources are cited per funct
 
 from __future__ import annotations
 
+import contextvars
+
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -35,6 +37,7 @@ from ksched.api import FrozenDict, _node_affinity, _Reader, _spread_constraints
 from ksched.constants import DEFAULT_SCHEDULER_NAME
 from ksched.errors import ConfigError, InvalidObjectError, UnsupportedFeatureError
 from ksched.framework.interfaces import implements
+from ksched.framework.registry import Registry
 from ksched.plugins import IN_TREE_REGISTRY
 from ksched.plugins.balanced_allocation import BalancedAllocationArgs
 from ksched.plugins.inter_pod_affinity import InterPodAffinityArgs
@@ -95,6 +98,8 @@ class SchedulerConfig:
     #: framework expands them (``preEnqueue`` ... ``postBind``). ``Profile.plugins`` holds the
     #: four points ksched runs.
     extension_points: tuple[FrozenDict, ...] = attrs.field(default=(), converter=tuple)
+    #: The plugins the profiles may name (``None``: the in-tree ones).
+    registry: Registry | None = attrs.field(default=None, eq=False)
 
     def profile_for(self, scheduler_name: str) -> Profile | None:
         """The profile whose ``schedulerName`` is ``scheduler_name`` (``Map[name]``)."""
@@ -1459,13 +1464,28 @@ _OTHER_POINTS: dict[str, tuple[str, ...]] = {
 def plugin_extension_points(name: str) -> frozenset[str] | None:
     """The extension points an in-tree plugin implements upstream; ``None`` when
     ``NewInTreeRegistry`` has no plugin of that name."""
-    plugin = IN_TREE_REGISTRY.get(name)
-    if plugin is None and name not in _OTHER_POINTS:
+    factory = _registry().get(name)
+    if factory is None and name not in _OTHER_POINTS:
         return None
     points = set(_OTHER_POINTS.get(name, ()))
-    if plugin is not None:
+    if factory is not None:
+        plugin = factory if name in IN_TREE_REGISTRY else _instance(name, factory)
         points.update(p for p in EXTENSION_POINTS if implements(plugin, p))
     return frozenset(points)
+
+
+#: The registry of the ``load_config`` call under way (out-of-tree plugins included).
+_REGISTRY: contextvars.ContextVar[Registry] = contextvars.ContextVar("registry",
+                                                                     default=IN_TREE_REGISTRY)
+
+
+def _registry() -> Registry:
+    return _REGISTRY.get()
+
+
+def _instance(name: str, factory: Any) -> Any:
+    """An out-of-tree plugin, built (with no args) to see which extension points it has."""
+    return factory if isinstance(factory, type) else factory(None)
 
 
 @attrs.frozen
@@ -1689,13 +1709,15 @@ def _ksched_profile(prof: _Profile, framework: _Framework) -> Profile:
     """The :class:`Profile` ksched runs: the four cycle points, weights and args records."""
     plugins = {point: framework.points[point] for point in EXTENSION_POINTS}
     for name in dict.fromkeys(n for point in EXTENSION_POINTS for n in plugins[point]):
-        if name not in IN_TREE_REGISTRY:
+        if name not in _registry():
             raise UnsupportedFeatureError(f"profile {prof.scheduler_name}: plugin {name} is not "
                                           "implemented by ksched")
     args = {}
     for name in dict.fromkeys(n for point in EXTENSION_POINTS for n in plugins[point]):
         raw = prof.args(name)
-        if name in _KSCHED_ARGS and isinstance(raw, dict):
+        if isinstance(raw, _Unknown):  # an out-of-tree plugin's args reach it as decoded JSON
+            args[name] = raw.raw
+        elif name in _KSCHED_ARGS and isinstance(raw, dict):
             reader = _Reader(f"profile {prof.scheduler_name} pluginConfig {name} args")
             try:
                 args[name] = _KSCHED_ARGS[name](raw, reader)
@@ -1711,12 +1733,14 @@ def _ksched_profile(prof: _Profile, framework: _Framework) -> Profile:
 # =========================================================================== entry point
 
 
-def load_config(source: Any) -> SchedulerConfig:
+def load_config(source: Any, registry: Registry | None = None) -> SchedulerConfig:
     """Load a ``KubeSchedulerConfiguration`` as kube-scheduler v1.35.4 loads ``--config``.
 
     Parameters
     ----------
     source : a path to a YAML or JSON file, or the already-parsed object (a mapping).
+    registry : the plugins profiles may enable, out-of-tree ones included (default: the
+        in-tree registry); a plugin's extension points are the methods it has.
 
     Raises
     ------
@@ -1733,6 +1757,14 @@ def load_config(source: Any) -> SchedulerConfig:
     ...     print(err.stage, err)
     validation parallelism: Invalid value: 0: should be an integer value greater than zero
     """
+    token = _REGISTRY.set(registry if registry is not None else IN_TREE_REGISTRY)
+    try:
+        return _load(source, registry)
+    finally:
+        _REGISTRY.reset(token)
+
+
+def _load(source: Any, registry: Registry | None) -> SchedulerConfig:
     data, text, yaml_errors = _read_source(source)
     cfg = _decode_config(data, text, yaml_errors)
     _set_defaults(cfg)
@@ -1749,4 +1781,4 @@ def load_config(source: Any) -> SchedulerConfig:
         parallelism=cfg["parallelism"],
         pod_initial_backoff_seconds=cfg["podInitialBackoffSeconds"],
         pod_max_backoff_seconds=cfg["podMaxBackoffSeconds"],
-        extension_points=[FrozenDict(f.points) for f in frameworks])
+        extension_points=[FrozenDict(f.points) for f in frameworks], registry=registry)

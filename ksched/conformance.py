@@ -107,7 +107,7 @@ def _frameworks(trace: Mapping[str, Any]) -> tuple[dict[str, Framework], int] | 
                    for n in profile.plugins[point]],
                   [(e["name"], e["weight"]) if point == "score" else e["name"]
                    for e in want["plugins"].get(point) or ()])
-    return ({p.scheduler_name: Framework(p) for p in config.profiles},
+    return ({p.scheduler_name: Framework(p, config.registry) for p in config.profiles},
             config.percentage_of_nodes_to_score)
 
 

@@ -167,7 +167,7 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *,
     'n1'
     """
     if hasattr(profile, "profiles"):  # a SchedulerConfig
-        frameworks = {p.scheduler_name: Framework(p) for p in profile.profiles}
+        frameworks = {p.scheduler_name: Framework(p, profile.registry) for p in profile.profiles}
         route = frameworks.get
         if percentage_of_nodes_to_score is None:
             percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score

@@ -125,3 +125,25 @@ def test_random_clusters_place_identically(seed: int) -> None:
                        tie_break=tie_break, seed=seed)
     _assert_same(fast, slow)
     assert fast.unschedulable or len(fast.scheduled) == len(pods)
+
+
+@pytest.mark.parametrize("path", [p for p in TRACES if p.name.startswith("config-")
+                                  and "invalid" not in p.name],
+                         ids=lambda p: p.name.removesuffix(".json.gz"))
+def test_configured_profiles_place_identically(path: Path) -> None:
+    """Weights, strategies, args and several profiles: the loop follows the configuration."""
+    from ksched.config import load_config
+
+    trace = conformance.load_trace(path)
+    inputs = trace["input"]
+    config = load_config(inputs["scheduler_config"])
+    objects = (inputs["nodes"] + inputs["existing_pods"] + inputs.get("namespaces", [])
+               + [o for k in ("services", "replica_sets", "stateful_sets",
+                              "replication_controllers") for o in inputs.get(k, [])])
+    cluster = ksched.load_cluster(objects)
+    pods = ksched.load_pods(inputs["pending_pods"])
+    try:
+        fast, slow = _both(cluster, pods, profile=config)
+    except UnsupportedFeatureError:
+        pytest.skip("uses features not supported yet")
+    _assert_same(fast, slow)

@@ -24,7 +24,14 @@ from ksched.framework.registry import Registry
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, num_feasible_nodes_to_find
 from ksched.state import ClusterState
-from ksched.status import NO_NODES_AVAILABLE, Code, Status, fit_error_message, unresolvable
+from ksched.status import (
+    NO_NODES_AVAILABLE,
+    Code,
+    Status,
+    fit_error_message,
+    unresolvable,
+    unschedulable,
+)
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -143,6 +150,9 @@ class Framework:
                 results.append(FilterResult.from_mask(np.ones(len(nodes), np.bool_), Status()))
                 continue
             result = plugin.filter(cycle, nodes)
+            if isinstance(result, np.ndarray):  # a plain mask from an out-of-tree plugin
+                result = FilterResult.from_mask(np.asarray(result, dtype=np.bool_),
+                                                unschedulable(f"node(s) rejected by {name}"))
             for status in result.statuses:
                 if status.code == Code.ERROR:
                     raise SchedulingError(f'running "{name}" filter plugin: {status.message}')
