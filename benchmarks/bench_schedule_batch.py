@@ -17,7 +17,8 @@ def bench_schedule_batch(benchmark, workload) -> None:
     spec, cluster, pods = workload
     result = benchmark.pedantic(
         ksched.schedule_batch, args=(cluster, pods),
-        kwargs={"percentage_of_nodes_to_score": spec.percentage_of_nodes_to_score},
+        kwargs={"percentage_of_nodes_to_score": spec.percentage_of_nodes_to_score,
+                "profile": spec.profile()},
         rounds=3, iterations=1, warmup_rounds=1)
     seconds = benchmark.stats.stats.median
     benchmark.extra_info.update(

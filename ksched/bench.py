@@ -60,7 +60,8 @@ def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
     cluster, pods = workload.make(scale)
     build = time.perf_counter() - started
     say(f"{workload.name}: built {cluster.num_nodes} nodes, {len(pods)} pods in {build:.2f}s")
-    kw = dict(percentage_of_nodes_to_score=workload.percentage_of_nodes_to_score, profile=profile)
+    kw = dict(percentage_of_nodes_to_score=workload.percentage_of_nodes_to_score,
+              profile=profile if profile is not None else workload.profile())
     started = time.perf_counter()
     schedule_batch(cluster, pods[:10], **kw)
     warmup = time.perf_counter() - started

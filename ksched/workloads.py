@@ -36,6 +36,16 @@ class Workload:
     pending: int
     build: Callable[[int, int, int], tuple[ClusterState, list[Pod]]]
     percentage_of_nodes_to_score: int | None = None
+    #: A KubeSchedulerConfiguration (as a dict) to schedule with, or ``None``: the default.
+    config: dict | None = None
+
+    def profile(self):
+        """The configuration to pass to ``schedule_batch`` (``None``: the default profile)."""
+        if self.config is None:
+            return None
+        from ksched.config import load_config
+
+        return load_config(self.config)
 
     def make(self, scale: float = 1.0) -> tuple[ClusterState, list[Pod]]:
         """The cluster and pending pods, optionally scaled down (for smoke tests)."""
@@ -126,6 +136,20 @@ def fleet(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Po
                      + replicas(default_pod("web"), pending - half))
 
 
+def _scoring_config(strategy: dict) -> dict:
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+                {"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}}]}]}
+
+
+MOST_ALLOCATED = _scoring_config({"type": "MostAllocated", "resources": [
+    {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]})
+REQUESTED_TO_CAPACITY_RATIO = _scoring_config({
+    "type": "RequestedToCapacityRatio",
+    "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0},
+                                           {"utilization": 100, "score": 10}]}})
+
 WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
@@ -137,6 +161,10 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingNodeAffinity/5000Nodes", 5000, 5000, 10000, node_affinity),
     Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
     Workload("SchedulingExtendedResources/5000Nodes", 5000, 1000, 10000, gpu),
+    Workload("SchedulingBasic/5000Nodes/MostAllocated", 5000, 1000, 10000, scheduling_basic,
+             config=MOST_ALLOCATED),
+    Workload("SchedulingBasic/5000Nodes/RequestedToCapacityRatio", 5000, 1000, 10000,
+             scheduling_basic, config=REQUESTED_TO_CAPACITY_RATIO),
     Workload("Fleet/1000000Nodes_10Resources", 1_000_000, 0, 10000, fleet),
 ]}
 
