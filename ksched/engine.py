@@ -207,7 +207,7 @@ class _Batch:
         self.counters = np.zeros(5, dtype=np.int64)
         #: Bumped when a node's requests change; shared by every profile's score cache.
         self.node_version = np.zeros(self.assumer.state.num_nodes, dtype=np.int64)
-        self.fast_paths: dict[int, FastPath] = {}
+        self.fast_paths: dict[int, FastPath | None] = {}
 
     def percentage(self, framework: Framework) -> int:
         own = framework.profile.percentage_of_nodes_to_score
@@ -250,11 +250,11 @@ class _Batch:
             begin = end
 
     def _fast_path(self, framework: Framework | None) -> FastPath | None:
-        if framework is None or not supports(framework):
-            return None
+        """The framework's compiled loop, or ``None`` when the loop cannot run its profile."""
         key = id(framework)
         if key not in self.fast_paths:
-            self.fast_paths[key] = FastPath(framework, self.assumer.state, self.node_version)
+            self.fast_paths[key] = (FastPath(framework, self.assumer.state, self.node_version)
+                                    if framework is not None and supports(framework) else None)
         return self.fast_paths[key]
 
     def _run_framework(self, index: int, framework: Framework | None) -> None:
