@@ -77,7 +77,8 @@ def _explain(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from ksched.demo import run_demo
 
-    run_demo(nodes=args.nodes, running=args.running, pending=args.pending)
+    run_demo(nodes=args.nodes, running=args.running, pending=args.pending,
+             profile=_configuration(args))
     return 0
 
 
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", type=int, default=5000)
     p.add_argument("--running", type=int, default=1000)
     p.add_argument("--pending", type=int, default=10000)
+    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
     p.set_defaults(func=_demo)
     return parser
 
@@ -153,7 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ksched: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
-        print(f"ksched: {exc}", file=sys.stderr)
+        where = f"{exc.filename}: no such file or directory" if exc.filename else str(exc)
+        print(f"ksched: {where}", file=sys.stderr)
         return 2
 
 

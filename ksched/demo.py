@@ -4,6 +4,7 @@ end to end (nodes of 4 cpu / 32Gi / 110 pods, pods of 100m / 500Mi)."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,8 @@ def utilisation(state: ClusterState) -> dict[str, tuple[float, float, float]]:
     return out
 
 
-def run_demo(nodes: int = 5000, running: int = 1000, pending: int = 10000) -> Result:
+def run_demo(nodes: int = 5000, running: int = 1000, pending: int = 10000,
+             profile: Any = None) -> Result:
     from tqdm import tqdm
 
     from ksched import warmup
@@ -35,7 +37,7 @@ def run_demo(nodes: int = 5000, running: int = 1000, pending: int = 10000) -> Re
           f"in {time.perf_counter() - started:.2f}s")
     started = time.perf_counter()
     with tqdm(total=len(pods), unit="pod", desc="scheduling", leave=False) as bar:
-        result = schedule_batch(cluster, pods, progress=bar.update)
+        result = schedule_batch(cluster, pods, profile=profile, progress=bar.update)
     elapsed = time.perf_counter() - started
     print(f"placed {len(result.scheduled)}, unschedulable {len(result.unschedulable)} "
           f"in {elapsed:.2f}s: {len(pods) / elapsed:,.0f} pods/s")
