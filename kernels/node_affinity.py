@@ -16,7 +16,8 @@ import numpy as np
 
 from ._jit import jit
 
-OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST, OP_GT, OP_LT, OP_FIELD_IN, OP_FIELD_NOT_IN = range(8)
+(OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST, OP_GT, OP_LT, OP_FIELD_IN,
+ OP_FIELD_NOT_IN) = range(8)
 
 
 @jit

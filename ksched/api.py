@@ -109,7 +109,8 @@ class NodeSelectorRequirement:
 
 @attrs.frozen
 class NodeSelectorTerm:
-    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(),
+                                                                         converter=_tuple)
     match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
 
 
@@ -139,7 +140,8 @@ class LabelSelector:
     """A ``metav1.LabelSelector``; the empty selector matches everything."""
 
     match_labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(),
+                                                                          converter=_tuple)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Mirror of ``metav1.LabelSelectorAsSelector(...).Matches``."""
@@ -425,10 +427,12 @@ class _Reader:
         return FrozenDict(out)
 
 
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
 def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            int: "an integer", float: "a number", type(None): "null"}.get(type(value),
-                                                                            type(value).__name__)
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool) -> tuple[_Reader, Mapping]:
@@ -687,8 +691,8 @@ def _spread_constraints(r: _Reader, value: Any, path: str) -> tuple[TopologySpre
                                         UNSATISFIABLE_ACTIONS),
             label_selector=_label_selector(r, c.get("labelSelector"), f"{cpath}.labelSelector"),
             min_domains=r.integer(c.get("minDomains"), f"{cpath}.minDomains", None),
-            node_affinity_policy=(r.choice(c.get("nodeAffinityPolicy"), f"{cpath}.nodeAffinityPolicy",
-                                           INCLUSION_POLICIES)
+            node_affinity_policy=(r.choice(c.get("nodeAffinityPolicy"),
+                                           f"{cpath}.nodeAffinityPolicy", INCLUSION_POLICIES)
                                   if c.get("nodeAffinityPolicy") is not None else None),
             node_taints_policy=(r.choice(c.get("nodeTaintsPolicy"), f"{cpath}.nodeTaintsPolicy",
                                          INCLUSION_POLICIES)
@@ -698,8 +702,8 @@ def _spread_constraints(r: _Reader, value: Any, path: str) -> tuple[TopologySpre
     return tuple(out)
 
 
-_VOLUME_SOURCES = ("persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore",
-                   "rbd", "iscsi", "csi", "azureDisk", "cinder")
+_VOLUME_SOURCES = ("persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
+                   "awsElasticBlockStore", "rbd", "iscsi", "csi", "azureDisk", "cinder")
 
 
 def _volumes(r: _Reader, value: Any, path: str) -> tuple[Volume, ...]:

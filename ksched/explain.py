@@ -65,8 +65,8 @@ def explain(cluster: ClusterState, pod: Pod, *, profile: Profile | None = None,
             scores = {plugin: (int(outcome.raw_scores[plugin][i]),
                                int(outcome.normalized_scores[plugin][i]),
                                int(outcome.scores[plugin][i])) for plugin in outcome.scores}
-            rows.append(NodeExplanation(name, True, scores=scores,
-                                        total=int(outcome.totals[i]) if len(outcome.totals) else None))
+            total = int(outcome.totals[i]) if len(outcome.totals) else None
+            rows.append(NodeExplanation(name, True, scores=scores, total=total))
         elif index in outcome.failures:
             status = outcome.failures[index]
             rows.append(NodeExplanation(name, False, status.plugin, status.code.upstream_name,

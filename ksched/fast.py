@@ -77,7 +77,8 @@ def _names_nodes(pod: Pod, framework: Framework) -> bool:
     terms = []
     for affinity in (pod.node_affinity, added):
         if affinity is not None:
-            terms += list(affinity.required or ()) + [t.preference for t in affinity.preferred or ()]
+            terms += list(affinity.required or ())
+            terms += [t.preference for t in affinity.preferred or ()]
     return any(term.match_fields or any(r.key == LABEL_HOSTNAME for r in term.match_expressions)
                for term in terms)
 
@@ -305,7 +306,6 @@ class FastPath:
             has_scoring=self.framework.has_scoring,
             fit_enabled="NodeResourcesFit" in self.filters,
         )
-
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,

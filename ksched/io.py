@@ -119,7 +119,8 @@ def _flatten(obj: Any, where: str = "input") -> Iterator[Mapping[str, Any]]:
             yield from _flatten(item, where)
         return
     if not isinstance(obj, Mapping):
-        raise InvalidObjectError(where, "", f"expected a Kubernetes object, got {type(obj).__name__}")
+        raise InvalidObjectError(where, "",
+                                 f"expected a Kubernetes object, got {type(obj).__name__}")
     kind = obj.get("kind")
     if isinstance(obj.get("items"), list) and (kind is None or str(kind).endswith("List")):
         for item in obj["items"]:

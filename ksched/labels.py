@@ -13,7 +13,8 @@ from ksched.api import LabelSelector
 from ksched.state import parse_go_int
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN = re.compile(rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*\Z")
 
 
 def is_qualified_name(key: str) -> bool:
@@ -28,7 +29,8 @@ def is_qualified_name(key: str) -> bool:
 
 
 def is_label_value(value: str) -> bool:
-    """``IsValidLabelValue``: empty, or <= 63 chars of ``[A-Za-z0-9_.-]`` starting and ending alnum."""
+    """``IsValidLabelValue``: empty, or <= 63 chars of ``[A-Za-z0-9_.-]``, alphanumeric at
+    both ends."""
     return value == "" or (len(value) <= 63 and bool(_NAME.match(value)))
 
 

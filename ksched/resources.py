@@ -22,7 +22,8 @@ from ksched.constants import (
 
 #: ``NonMissingContainerRequests`` used for scoring: a container that states no cpu (memory)
 #: request counts as 100m (200Mi).
-NON_ZERO_DEFAULTS: Mapping[str, int] = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+NON_ZERO_DEFAULTS: Mapping[str, int] = {CPU: DEFAULT_MILLI_CPU_REQUEST,
+                                        MEMORY: DEFAULT_MEMORY_REQUEST}
 
 
 def is_native_resource(name: str) -> bool:

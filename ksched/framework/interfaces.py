@@ -1,4 +1,4 @@
-"""Extension-point contracts, one ``typing.Protocol`` each (``kube-scheduler/framework/interface.go``).
+"""Extension-point contracts, one ``typing.Protocol`` each (``framework/interface.go``).
 
 Plugins are vectorised: a Filter judges a whole array of node indices at once and returns a
 :class:`FilterResult`; a Score returns ``int64`` scores for an array of node indices. The runtime,

@@ -110,7 +110,7 @@ class Framework:
 
     def run_pre_filter(self, cycle: Cycle) -> tuple[Status | None, frozenset[str] | None,
                                                     frozenset[str], tuple[str, ...]]:
-        """``RunPreFilterPlugins``: (rejection, node-name subset, skipped plugins, subset makers)."""
+        """``RunPreFilterPlugins``: (rejection, node-name subset, skipped, subset makers)."""
         skipped: set[str] = set()
         names: frozenset[str] | None = None
         subset_plugins: list[str] = []
@@ -138,8 +138,8 @@ class Framework:
         return rejection, names, frozenset(skipped), tuple(subset_plugins)
 
     def run_filter(self, cycle: Cycle, nodes: npt.NDArray[np.int64],
-                   skipped: frozenset[str]) -> tuple[npt.NDArray[np.bool_],
-                                                      npt.NDArray[np.int16], list[FilterResult]]:
+                   skipped: frozenset[str]
+                   ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int16], list[FilterResult]]:
         """``RunFilterPlugins`` over ``nodes``: the pass mask, the first failing plugin's
         position per node (-1 where the node passed) and each plugin's result."""
         passed = np.ones(len(nodes), dtype=np.bool_)

@@ -3,9 +3,9 @@
 ``round-robin`` is ``findMaxScores`` + ``lastNodeIndex`` of kube-scheduler v1.10-v1.14: a running
 index, kept across pods, picks among the tied nodes in list order. ``random`` draws uniformly
 (what v1.15-v1.34's reservoir sampling did, and what upstream PR 141024 restores; v1.35 without
-extenders takes whichever tied node its score heap puts first) from a seeded generator: each selection
-among several tied nodes takes the next value of a pre-drawn stream, so the object-level path
-and the compiled loop consume the very same draws.
+extenders takes whichever tied node its score heap puts first) from a seeded generator: each
+selection among several tied nodes takes the next value of a pre-drawn stream, so the
+object-level path and the compiled loop consume the very same draws.
 """
 
 from __future__ import annotations

@@ -20,7 +20,12 @@ from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import node_resources_fit as kernels
 from ksched.plugins._helpers import cycle_data
-from ksched.resources import NON_ZERO_DEFAULTS, is_extended_resource, is_scalar_resource, pod_requests
+from ksched.resources import (
+    NON_ZERO_DEFAULTS,
+    is_extended_resource,
+    is_scalar_resource,
+    pod_requests,
+)
 from ksched.state import ClusterState
 from ksched.status import SUCCESS, Status, unresolvable, unschedulable
 
@@ -53,7 +58,8 @@ def is_ignored(name: str, args: NodeResourcesFitArgs) -> bool:
 
 
 def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, int]],
-                          requests: Mapping[str, int], nonzero_sources: bool) -> tuple[np.ndarray, ...]:
+                          requests: Mapping[str, int],
+                          nonzero_sources: bool) -> tuple[np.ndarray, ...]:
     """Per scored resource: (column or -1, node-side source, pod request, weight).
 
     A scalar the pod does not request is skipped (``calculateResourceAllocatableRequest``).
@@ -153,7 +159,8 @@ def reference_filter(pod: Pod, node_info: NodeInfo,
         reasons.append("Too many pods")
     want = pod_requests(pod)
     ordered = [CPU, MEMORY, EPHEMERAL_STORAGE] + sorted(
-        n for n in want if n not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS) and is_scalar_resource(n))
+        n for n in want
+        if n not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS) and is_scalar_resource(n))
     for name in ordered:
         amount = want.get(name, 0)
         if amount <= 0 or is_ignored(name, args):
@@ -196,7 +203,7 @@ def reference_score(pod: Pod, node_info: NodeInfo,
 
 
 def allocatable_request(node_info: NodeInfo, name: str, pod_amount: int,
-                         nonzero: bool) -> tuple[int, int]:
+                        nonzero: bool) -> tuple[int, int]:
     """``calculateResourceAllocatableRequest``."""
     if (pod_amount == 0 and is_scalar_resource(name)) or not (
             name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)):

@@ -28,7 +28,8 @@ from ksched.state import ABSENT, ClusterState
 from ksched.status import SKIP, Code, Status, unresolvable, unschedulable
 
 REASON_SKEW = "node(s) didn't match pod topology spread constraints"
-REASON_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+REASON_MISSING_LABEL = ("node(s) didn't match pod topology spread constraints "
+                        "(missing required label)")
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 SYSTEM, LIST = "System", "List"
 

@@ -1,4 +1,4 @@
-"""VolumeRestrictions (``plugins/volumerestrictions``): pods without the volumes it checks skip it."""
+"""VolumeRestrictions (``plugins/volumerestrictions``): pods without such volumes skip it."""
 
 from __future__ import annotations
 
