@@ -13,15 +13,20 @@ import attrs
 
 from ksched.api import (
     Container,
+    LabelSelector,
     Node,
     NodeAffinity,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
+    PodAffinity,
+    PodAffinityTerm,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
-from ksched.constants import CPU, MEMORY, PODS
+from ksched.constants import CPU, LABEL_HOSTNAME, MEMORY, PODS
 from ksched.state import ClusterState
 
 GI, MI = 1024**3, 1024**2
@@ -136,6 +141,69 @@ def fleet(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Po
                      + replicas(default_pod("web"), pending - half))
 
 
+def _with_labels(pod: Pod, **labels: str) -> Pod:
+    return attrs.evolve(pod, labels={**pod.labels, **labels})
+
+
+def _term(topology_key: str, namespaces: tuple[str, ...] = (), **match: str) -> PodAffinityTerm:
+    return PodAffinityTerm(topology_key, LabelSelector(match), namespaces)
+
+
+def pod_anti_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingPodAntiAffinity: ``color=green`` pods keep one per host (sched-0 and sched-1)."""
+    anti = PodAffinity(required=(_term(LABEL_HOSTNAME, ("sched-1", "sched-0"), color="green"),))
+    template = _with_labels(default_pod("pod", "sched-1", pod_anti_affinity=anti), color="green")
+    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
+                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
+    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
+    return cluster, replicas(template, pending)
+
+
+def pod_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingPodAffinity: pods want a zone already running ``team=devops`` pods."""
+    affinity = PodAffinity(required=(_term(ZONE, ("sched-1", "sched-0"), team="devops"),))
+    template = _with_labels(default_pod("pod", "sched-1", pod_affinity=affinity), team="devops")
+    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
+                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
+    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
+    return cluster, replicas(template, pending)
+
+
+def preferred_pod_affinity(nodes: int, running: int,
+                           pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingPreferredPodAffinity / AntiAffinity, both preferences on one pod."""
+    prefer = PodAffinity(preferred=(WeightedPodAffinityTerm(1, _term(
+        LABEL_HOSTNAME, ("sched-1", "sched-0"), color="red")),))
+    template = _with_labels(default_pod("pod", "sched-1", pod_affinity=prefer,
+                                        pod_anti_affinity=prefer), color="red")
+    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
+                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
+    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
+    return cluster, replicas(template, pending)
+
+
+def topology_spreading(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """TopologySpreading: maxSkew 5 over zones (DoNotSchedule) for ``color=blue`` pods."""
+    spread = (TopologySpreadConstraint(5, ZONE, "DoNotSchedule", LabelSelector({"color": "blue"})),)
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    template = _with_labels(default_pod("pod", topology_spread_constraints=spread), color="blue")
+    return cluster, replicas(template, pending)
+
+
+def mixed_base_pod(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """MixedSchedulingBasePod: running pods of five kinds, then default pods."""
+    kinds = [pod_anti_affinity, pod_affinity, preferred_pod_affinity, topology_spreading,
+             scheduling_basic]
+    bound: list[Pod] = []
+    for k, kind in enumerate(kinds):
+        _, made = kind(nodes, 0, running // len(kinds))
+        bound += [attrs.evolve(p, name=f"init-{k}-{i}", namespace="sched-0",
+                               node_name=f"node-{(i * len(kinds) + k) % nodes:06d}")
+                  for i, p in enumerate(made)]
+    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
+    return cluster, replicas(default_pod("pod"), pending)
+
+
 def _scoring_config(strategy: dict) -> dict:
     return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
             "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
@@ -166,6 +234,12 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/5000Nodes/RequestedToCapacityRatio", 5000, 1000, 10000,
              scheduling_basic, config=REQUESTED_TO_CAPACITY_RATIO),
     Workload("Fleet/1000000Nodes_10Resources", 1_000_000, 0, 10000, fleet),
+    Workload("SchedulingPodAntiAffinity/5000Nodes", 5000, 1000, 1000, pod_anti_affinity),
+    Workload("SchedulingPodAffinity/5000Nodes", 5000, 5000, 1000, pod_affinity),
+    Workload("SchedulingPreferredPodAffinity/5000Nodes", 5000, 5000, 1000,
+             preferred_pod_affinity),
+    Workload("TopologySpreading/5000Nodes", 5000, 5000, 2000, topology_spreading),
+    Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),
 ]}
 
 
