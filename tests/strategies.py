@@ -493,3 +493,161 @@ def reference_default_normalize(scores: Sequence[int], max_priority: int,
         value = go_div(max_priority * s, max_count)
         out.append(max_priority - value if reverse else value)
     return out
+
+
+# --------------------------------------------------------------------------- inter-pod affinity
+
+from ksched.api import (  # noqa: E402  (this section was appended; keep the above untouched)
+    FrozenDict,
+    PodAffinity,
+    PodAffinityTerm,
+    WeightedPodAffinityTerm,
+)
+
+#: Namespace objects (name -> labels); ``nowhere`` has none (its labels read as empty).
+NAMESPACE_LABELS: dict[str, dict[str, str]] = {
+    "default": {"kubernetes.io/metadata.name": "default"},
+    "other": {"kubernetes.io/metadata.name": "other", "env": "prod"},
+    "third": {"kubernetes.io/metadata.name": "third", "env": "dev", "team": "a"},
+}
+AFFINITY_NAMESPACES = ("default", "other", "third", "nowhere")
+#: Topology keys: present on most nodes, on some, or on none (``absent``).
+AFFINITY_TOPOLOGY_KEYS = (LABEL_HOSTNAME, LABEL_ZONE, LABEL_ZONE, "disk", "team", "absent")
+#: A requirement ``LabelSelectorAsSelector`` rejects (``In`` with no values).
+INVALID_REQUIREMENT = LabelSelectorRequirement("app", "In", ())
+
+_namespace_selectors = st.sampled_from((
+    LabelSelector(),
+    LabelSelector({"env": "prod"}),
+    LabelSelector(match_expressions=[LabelSelectorRequirement("env", "In", ("prod", "dev"))]),
+    LabelSelector(match_expressions=[LabelSelectorRequirement("team", "DoesNotExist")]),
+    LabelSelector({"kubernetes.io/metadata.name": "default"}),
+))
+#: Selectors that many pods match (``label_selectors`` rarely match a random pod).
+_simple_selectors = st.sampled_from((
+    LabelSelector({"app": "web"}), LabelSelector({"app": "db"}), LabelSelector({"tier": "fe"}),
+    LabelSelector({"team": "a"}),
+    LabelSelector(match_expressions=[LabelSelectorRequirement("app", "Exists")]),
+    LabelSelector(match_expressions=[LabelSelectorRequirement("tier", "NotIn", ("be",))]),
+))
+_term_namespaces = st.lists(st.sampled_from(AFFINITY_NAMESPACES), min_size=1, max_size=2)
+_topology_keys = st.sampled_from(AFFINITY_TOPOLOGY_KEYS)
+_weights = st.sampled_from((1, 2, 5, 29, 50, 100))
+
+
+def _rarely(draw: st.DrawFn, percent: int) -> bool:
+    """True in about ``percent`` % of draws: hypothesis favours the ends of a range (which
+    makes :func:`_chance` with a small percent far likelier than it says), so take a slice
+    from its middle."""
+    return 40 <= draw(_PERCENT) < 40 + percent
+
+
+@st.composite
+def pod_affinity_terms(draw: st.DrawFn, invalid_percent: int = 2) -> PodAffinityTerm:
+    """A term: mostly a small label selector (sometimes none, ``{}`` or rarely an invalid
+    one), the pod's own namespace or a list, sometimes a namespace selector (``{}`` too)."""
+    roll = draw(_PERCENT)
+    if 40 <= roll < 45:
+        selector = None
+    elif 45 <= roll < 52:
+        selector = LabelSelector()
+    elif roll < 80:
+        selector = draw(_simple_selectors)
+    else:
+        selector = draw(label_selectors)
+    namespaces = draw(_term_namespaces) if _chance(draw, 30) else ()
+    ns_selector = draw(_namespace_selectors) if _chance(draw, 30) else None
+    if _rarely(draw, invalid_percent):
+        if _chance(draw, 50) or selector is None:
+            selector = LabelSelector(match_expressions=[INVALID_REQUIREMENT])
+        else:
+            ns_selector = LabelSelector(match_expressions=[INVALID_REQUIREMENT])
+    return PodAffinityTerm(draw(_topology_keys), selector, tuple(namespaces), ns_selector)
+
+
+_affinity_terms = pod_affinity_terms()
+_weighted_terms = st.builds(WeightedPodAffinityTerm, _weights, _affinity_terms)
+_some_terms = st.lists(_affinity_terms, min_size=1, max_size=2)
+_some_weighted_terms = st.lists(_weighted_terms, min_size=1, max_size=2)
+_term_lists = st.one_of(st.just(()), _some_terms, _some_terms)
+_weighted_lists = st.one_of(st.just(()), _some_weighted_terms, _some_weighted_terms)
+pod_affinities = st.builds(PodAffinity, _term_lists, _weighted_lists)
+
+
+@st.composite
+def with_pod_affinity(draw: st.DrawFn, pod: Pod, percent: int) -> Pod:
+    """``pod`` given pod affinity and/or anti-affinity in about ``percent`` % of draws."""
+    if not _chance(draw, percent):
+        return pod
+    affinity = draw(pod_affinities) if _chance(draw, 60) else None
+    anti = draw(pod_affinities) if _chance(draw, 60) else None
+    return attrs.evolve(pod, pod_affinity=affinity, pod_anti_affinity=anti)
+
+
+@attrs.frozen(eq=False)
+class AffinityScenario(Scenario):
+    """A :class:`Scenario` whose cluster also has namespace objects (name -> labels)."""
+
+    namespaces: FrozenDict = attrs.field(factory=FrozenDict)
+
+
+def build_affinity_scenario(nodes: Sequence[Node], bound: Sequence[Pod], pod: Pod,
+                            namespaces: dict[str, dict[str, str]] | None = None
+                            ) -> AffinityScenario:
+    """:func:`build_scenario` with namespace objects in the ClusterState."""
+    namespaces = FrozenDict({k: FrozenDict(v) for k, v in (namespaces or {}).items()})
+    s = build_scenario(nodes, bound, pod)
+    state = attrs.evolve(s.state, namespaces=namespaces)
+    return AffinityScenario(s.nodes, s.bound, s.pod, s.workloads, state, s.infos, namespaces)
+
+
+_namespace_objects = st.builds(
+    lambda keep: {k: v for k, v in NAMESPACE_LABELS.items() if keep.get(k, True)},
+    st.fixed_dictionaries({k: st.sampled_from((True, True, True, False))
+                           for k in NAMESPACE_LABELS}))
+#: Pod namespaces: mostly ``default``, so that default terms (the owner's namespace) match.
+_affinity_namespaces = st.sampled_from(("default",) * 6 + ("other", "other", "third", "nowhere"))
+
+
+@st.composite
+def _affinity_nodes(draw: st.DrawFn, name: str) -> Node:
+    """A node with labels only (usually its hostname; 10 % have none at all): all
+    InterPodAffinity reads of it."""
+    if _rarely(draw, 10):
+        return Node(name)
+    labels = draw(_node_label_subsets)
+    if _chance(draw, 85):
+        labels[LABEL_HOSTNAME] = name
+    return Node(name, labels=labels)
+
+
+@st.composite
+def _affinity_pods(draw: st.DrawFn, name: str, percent: int, node_names: Sequence[str] = ()
+                   ) -> Pod:
+    """A pod with a namespace, labels and, in ``percent`` % of draws, pod (anti-)affinity;
+    with ``node_names``, bound to one of them (10 % terminating)."""
+    pod = Pod(name, namespace=draw(_affinity_namespaces), labels=draw(_pod_label_subsets),
+              containers=[Container("c")])
+    if node_names:
+        pod = attrs.evolve(pod, node_name=draw(st.sampled_from(tuple(node_names))),
+                           deleting=_rarely(draw, 10))
+    return draw(with_pod_affinity(pod, percent))
+
+
+@st.composite
+def affinity_scenarios(draw: st.DrawFn, min_nodes: int = 1, max_nodes: int = 8,
+                       max_pods: int = 12, bound_percent: int = 40,
+                       incoming_percent: int = 85) -> AffinityScenario:
+    """Nodes (labels only), bound pods (``bound_percent`` % with pod (anti-)affinity, in four
+    namespaces, some terminating), namespace objects (each usually present) and an incoming
+    pod with pod (anti-)affinity in ``incoming_percent`` % of draws.
+
+    Nodes and pods carry only what InterPodAffinity reads, which keeps the draws small and
+    varied."""
+    count = draw(st.integers(min_nodes, max_nodes))
+    names = [f"n{i}" for i in range(count)]
+    node_list = [draw(_affinity_nodes(name)) for name in names]
+    bound = [draw(_affinity_pods(f"b{i}", bound_percent, names))
+             for i in range(draw(st.integers(0, max_pods)))]
+    pod = draw(_affinity_pods("incoming", incoming_percent))
+    return build_affinity_scenario(node_list, bound, pod, draw(_namespace_objects))

@@ -113,17 +113,43 @@ def test_schedule_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_schedule_unsupported_feature_is_a_clean_error(
         cluster_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pods = tmp_path / "affinity.yaml"
+    pods = tmp_path / "claim.yaml"
     pods.write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: aff}\nspec:\n  containers: [{name: c}]\n"
-        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-        "      - topologyKey: kubernetes.io/hostname\n"
-        "        labelSelector: {matchLabels: {app: x}}\n")
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: claim}\nspec:\n  containers: [{name: c}]\n"
+        "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n")
     rc = main(["schedule", str(cluster_file), str(pods)])
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
-    assert err == ("ksched: pod default/aff: spec.affinity: pod affinity and anti-affinity "
-                   "are not supported yet\n")
+    assert err == ("ksched: pod default/claim: spec.volumes: VolumeRestrictions needs persistent "
+                   "volume objects, which ksched does not support yet\n")
+
+
+def test_schedule_pod_anti_affinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two pods that avoid each other's hosts and an app=x pod already on n1: the first goes
+    to n2, the second finds both hosts taken."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("".join(
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: "
+        f"{{kubernetes.io/hostname: {n}}}}}\n"
+        "status: {allocatable: {cpu: '2', memory: 4Gi, pods: '110'}}\n---\n"
+        for n in ("n1", "n2"))
+        + "apiVersion: v1\nkind: Pod\nmetadata: {name: x0, labels: {app: x}}\n"
+          "spec: {nodeName: n1, containers: [{name: c}]}\n")
+    pods = tmp_path / "affinity.yaml"
+    pods.write_text("---\n".join(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{app: x}}}}\n"
+        "spec:\n  containers: [{name: c}]\n"
+        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - topologyKey: kubernetes.io/hostname\n"
+        "        labelSelector: {matchLabels: {app: x}}\n" for name in ("aff-1", "aff-2")))
+    rc = main(["schedule", str(cluster), str(pods)])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert out.splitlines() == [
+        "default/aff-1\tn2\t",
+        "default/aff-2\t-\t0/2 nodes are available: 2 node(s) didn't match pod anti-affinity "
+        "rules.",
+    ]
 
 
 def test_schedule_prints_placements(cluster_file: Path, pending_file: Path,

@@ -11,7 +11,8 @@ from ksched import conformance
 TRACES = conformance.trace_files([Path(__file__).parent / "conformance"])
 #: Families whose every case must replay exactly; the others are reported as they progress.
 REQUIRED = ("resources", "taints", "affinity", "ports", "images", "config-sampling", "spread",
-            "defaultspread")
+            "defaultspread", "interpod", "mixed", "large-default", "config-mostallocated",
+            "config-rtcr", "config-weights", "config-args", "config-profiles", "config-invalid")
 
 
 def _family(path: Path) -> str:

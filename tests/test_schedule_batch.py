@@ -24,7 +24,6 @@ from ksched import (
     Node,
     Pod,
     Taint,
-    UnsupportedFeatureError,
     schedule_batch,
 )
 from ksched.api import PodAffinity, PodAffinityTerm
@@ -484,25 +483,51 @@ def test_sampling_diagnosis_counts_every_node() -> None:
     assert result.placements[0].reason == "0/150 nodes are available: 150 Insufficient cpu."
 
 
-# --------------------------------------------------------------------------- unsupported
+# --------------------------------------------------------------------------- pod affinity
+
+HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
 
 
-def test_pod_affinity_is_unsupported() -> None:
-    cluster = ClusterState.from_records([node("a"), node("b")])
-    term = PodAffinityTerm("kubernetes.io/hostname",
-                           label_selector=ksched.api.LabelSelector({"app": "db"}))
-    incoming = Pod("x", containers=[Container("c")], pod_affinity=PodAffinity(required=[term]))
-    with pytest.raises(UnsupportedFeatureError,
-                       match=r"^pod default/x: spec.affinity: pod affinity and anti-affinity "
-                             r"are not supported yet$"):
-        schedule(cluster, [incoming])
+def zoned(name: str, zone: str) -> Node:
+    return node(name, labels={HOSTNAME: name, ZONE: zone})
 
 
-def test_pod_anti_affinity_of_a_running_pod_is_unsupported() -> None:
-    term = PodAffinityTerm("kubernetes.io/hostname",
-                           label_selector=ksched.api.LabelSelector({"app": "db"}))
-    bound = Pod("db", node_name="a", containers=[Container("c")],
-                pod_anti_affinity=PodAffinity(required=[term]))
-    cluster = ClusterState.from_records([node("a"), node("b")], [bound])
-    with pytest.raises(UnsupportedFeatureError, match=r"^pod default/db: spec.affinity: "):
-        schedule(cluster, [pod("x", 100)])
+def test_pod_affinity_follows_the_matching_pod() -> None:
+    """x needs an app=db pod in its zone: db (1 cpu) runs on b in z2, so only b and c are
+    feasible, and the emptier c wins on LeastAllocated."""
+    term = PodAffinityTerm(ZONE, label_selector=ksched.api.LabelSelector({"app": "db"}))
+    db = pod("db", 1000, GI, node_name="b", labels={"app": "db"})
+    cluster = ClusterState.from_records([zoned("a", "z1"), zoned("b", "z2"), zoned("c", "z2")],
+                                        [db])
+    incoming = pod("x", 100, MI, pod_affinity=PodAffinity(required=[term]))
+    assert nodes_of(schedule(cluster, [incoming])) == ["c"]
+    # Without a db pod anywhere (and x not matching its own term) no node will do.
+    result = schedule(ClusterState.from_records([zoned("a", "z1")]), [incoming])
+    assert result.placements[0].reason == (
+        "0/1 nodes are available: 1 node(s) didn't match pod affinity rules.")
+
+
+def test_self_affine_pods_gather_in_the_first_pods_zone() -> None:
+    """The first app=web pod may go anywhere (it matches its own term); the others follow
+    it into its zone."""
+    term = PodAffinityTerm(ZONE, label_selector=ksched.api.LabelSelector({"app": "web"}))
+    cluster = ClusterState.from_records([zoned("a", "z1"), zoned("b", "z2"), zoned("c", "z2"),
+                                         zoned("d", "z1")])
+    pods = [pod(f"w{i}", 100, MI, labels={"app": "web"},
+                pod_affinity=PodAffinity(required=[term])) for i in range(4)]
+    placed = nodes_of(schedule(cluster, pods))
+    zone_of = {"a": "z1", "b": "z2", "c": "z2", "d": "z1"}
+    assert len({zone_of[n] for n in placed}) == 1
+
+
+def test_pod_anti_affinity_of_a_running_pod() -> None:
+    """db on a refuses app=web pods on its host: web goes to b; on a single-node cluster it
+    cannot be placed."""
+    term = PodAffinityTerm(HOSTNAME, label_selector=ksched.api.LabelSelector({"app": "web"}))
+    bound = pod("db", 100, MI, node_name="a", pod_anti_affinity=PodAffinity(required=[term]))
+    web = pod("web", 100, MI, labels={"app": "web"})
+    cluster = ClusterState.from_records([zoned("a", "z1"), zoned("b", "z1")], [bound])
+    assert nodes_of(schedule(cluster, [web])) == ["b"]
+    result = schedule(ClusterState.from_records([zoned("a", "z1")], [bound]), [web])
+    assert result.placements[0].reason == (
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.")
