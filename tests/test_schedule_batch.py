@@ -531,3 +531,35 @@ def test_pod_anti_affinity_of_a_running_pod() -> None:
     result = schedule(ClusterState.from_records([zoned("a", "z1")], [bound]), [web])
     assert result.placements[0].reason == (
         "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.")
+
+
+def test_pods_go_to_the_profile_they_name_and_others_are_reported() -> None:
+    """A configuration's profiles share one cluster; a pod naming none is left alone.
+
+    MostAllocated (cpu 62, memory 14 on a; 25 and 25 on b after the first pod) packs onto a,
+    where the default profile's LeastAllocated and BalancedAllocation spread onto b."""
+    from ksched.config import load_config
+
+    config = load_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {"schedulerName": "default-scheduler"},
+            {"schedulerName": "packer",
+             "plugins": {"score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}},
+             "pluginConfig": [{"name": "NodeResourcesFit", "args": {
+                 "scoringStrategy": {"type": "MostAllocated"}}}]}]})
+    nodes = [Node(n, allocatable={"cpu": 4000, "memory": 8 << 30, "pods": 110})
+             for n in ("a", "b")]
+    busy = Pod("busy", node_name="a", containers=[Container("c", requests={"cpu": 2000})])
+    cluster = ClusterState.from_records(nodes, [busy])
+
+    def pod(name: str, scheduler: str) -> Pod:
+        return Pod(name, scheduler_name=scheduler,
+                   containers=[Container("c", requests={"cpu": 500, "memory": 1 << 30})])
+
+    pods = [pod("spread", "default-scheduler"), pod("packed", "packer"), pod("lost", "other")]
+    for fast_path in (True, False):
+        result = ksched.schedule_batch(cluster, pods, profile=config, fast_path=fast_path)
+        assert [p.node for p in result.placements] == ["b", "a", None]
+        assert result.placements[2].reason == (
+            'no scheduler profile named "other": the pod is not scheduled')
