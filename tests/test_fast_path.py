@@ -147,3 +147,48 @@ def test_configured_profiles_place_identically(path: Path) -> None:
     except UnsupportedFeatureError:
         pytest.skip("uses features not supported yet")
     _assert_same(fast, slow)
+
+
+def rich_pod(rng: np.random.Generator, i: int, node_names: list[str]) -> Pod:
+    """Init containers, sidecars, overhead, pod-level requests, host IPs, node names."""
+    base = random_pod(rng, i)
+    init = []
+    if rng.random() < 0.4:
+        init.append(Container("init", "img/a:1", requests={"cpu": int(rng.choice([200, 3000]))}))
+    if rng.random() < 0.3:
+        init.append(Container("sidecar", "img/b:1", requests={"memory": 64 << 20},
+                              restart_policy="Always",
+                              ports=[ContainerPort(53, 53, "UDP", str(rng.choice(
+                                  ["", "10.0.0.1", "127.0.0.1"])))]))
+    extra = {}
+    if rng.random() < 0.2:
+        extra["overhead"] = {"cpu": 50, "memory": 32 << 20}
+    if rng.random() < 0.15:
+        extra["pod_requests"] = {"cpu": 700}
+    if rng.random() < 0.05:
+        extra["node_name"] = str(rng.choice(node_names))
+    if rng.random() < 0.1:
+        extra["node_affinity"] = NodeAffinity(preferred=(PreferredSchedulingTerm(
+            10, NodeSelectorTerm((NodeSelectorRequirement(
+                "kubernetes.io/hostname", "In", (str(rng.choice(node_names)),)),))),))
+    return Pod(f"r{i}", containers=base.containers, init_containers=init,
+               tolerations=base.tolerations, node_selector=base.node_selector,
+               **{"node_affinity": base.node_affinity, **extra})
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rich_pods_place_identically(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    cluster = random_cluster(rng, int(rng.choice([8, 60, 180])))
+    names = list(cluster.node_names)
+    templates = [rich_pod(rng, i, names) for i in range(8)]
+    pods = [attrs_evolve_name(templates[int(rng.integers(len(templates)))], f"p{i}")
+            for i in range(150)]
+    fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=int(rng.choice([0, 100])))
+    _assert_same(fast, slow)
+
+
+def attrs_evolve_name(pod: Pod, name: str) -> Pod:
+    import attrs
+
+    return attrs.evolve(pod, name=name)
