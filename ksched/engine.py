@@ -84,7 +84,7 @@ class Assumer:
         state = state.widened(resources=sorted(resources), ports=sorted(ports))
         self.state = attrs.evolve(state, requested=state.requested.copy(),
                                   nonzero_requested=state.nonzero_requested.copy(),
-                                  port_count=state.port_count.copy())
+                                  port_count=state.port_count.copy(), match_cache={})
         self._log = list(self.state.pods)
         self._pod_node = np.empty(max(2 * len(self._log), 1024), dtype=np.int64)
         self._pod_node[:len(self._log)] = self.state.pod_node

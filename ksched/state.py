@@ -180,6 +180,16 @@ class BoundPods(Sequence[Pod]):
     def __repr__(self) -> str:
         return f"BoundPods({self._length} pods)"
 
+    def specs(self, start: int, stop: int) -> list[Pod]:
+        """Pods ``start..stop`` as recorded, without making their bound copies (their labels,
+        namespace and spec are those of the bound pods; only ``spec.nodeName`` may be unset)."""
+        return [item[0] if type(item) is tuple else item for item in self._log[start:stop]]
+
+
+def pod_specs(pods: Sequence[Pod], start: int, stop: int) -> Sequence[Pod]:
+    """``pods[start:stop]``, cheaply when ``pods`` is a :class:`BoundPods` log."""
+    return pods.specs(start, stop) if isinstance(pods, BoundPods) else pods[start:stop]
+
 
 def _readonly(*arrays: np.ndarray) -> None:
     for a in arrays:
@@ -242,6 +252,9 @@ class ClusterState:
     affinity_pods: tuple[int, ...] = ()
     #: ``node_class[node]``: nodes of one class have the same taints, images, cordon and labels
     #: (the hostname label aside); ``class_nodes[k]`` is a node of class ``k``.
+    #: Per (namespace, selector): how many bound pods match, per node, and how many pods of
+    #: the log that count covers. Shared by the states of one batch (the pod log only grows).
+    match_cache: dict = attrs.field(factory=dict, eq=False, repr=False)
     node_class: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
     class_nodes: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
 

@@ -24,7 +24,7 @@ from ksched.labels import Selector
 from ksched.plugins._helpers import cycle_data
 from ksched.plugins.node_affinity import required_node_affinity_mask
 from ksched.plugins.taint_toleration import encode_tolerations
-from ksched.state import ABSENT, ClusterState
+from ksched.state import ABSENT, ClusterState, pod_specs
 from ksched.status import SKIP, Code, Status, unresolvable, unschedulable
 
 REASON_SKEW = "node(s) didn't match pod topology spread constraints"
@@ -121,13 +121,21 @@ def matching_pods_per_node(state: ClusterState, selector: Selector, namespace: s
 
     Terminating pods and pods of other namespaces never count; an empty selector counts none.
     """
-    counts = np.zeros(state.num_nodes, dtype=np.int64)
     if selector.empty:
-        return counts
-    hits = [node for pod, node in zip(state.pods, state.pod_node)
-            if not pod.deleting and pod.namespace == namespace and selector.matches(pod.labels)]
-    if hits:
-        counts += np.bincount(np.asarray(hits, dtype=np.int64), minlength=state.num_nodes)
+        return np.zeros(state.num_nodes, dtype=np.int64)
+    key = (namespace, selector.nothing, selector.requirements)
+    counted, counts = state.match_cache.get(key, (0, None))
+    total = len(state.pods)
+    if counts is None or counted > total:
+        counted, counts = 0, np.zeros(state.num_nodes, dtype=np.int64)
+    if counted < total:  # count only the pods placed since, as they are placed
+        new = pod_specs(state.pods, counted, total)
+        hits = [node for pod, node in zip(new, state.pod_node[counted:total])
+                if not pod.deleting and pod.namespace == namespace
+                and selector.matches(pod.labels)]
+        counts = counts + np.bincount(np.asarray(hits, dtype=np.int64),
+                                      minlength=state.num_nodes)
+        state.match_cache[key] = (total, counts)
     return counts
 
 
@@ -171,7 +179,7 @@ class _FilterState:
     """``preFilterState``: per constraint the matches per domain and the global minimum."""
 
     constraints: tuple[Constraint, ...]
-    domain_counts: tuple[dict[int, int], ...]
+    domain_counts: tuple[np.ndarray, ...]  # int64[domain id]
     min_match: tuple[int, ...]
     self_match: tuple[int, ...]
 
@@ -181,7 +189,7 @@ class _ScoreState:
     constraints: tuple[Constraint, ...]
     ignored: np.ndarray  # bool[n_nodes]
     weights: tuple[float, ...]
-    domain_counts: tuple[dict[int, int], ...]
+    domain_counts: tuple[np.ndarray, ...]  # int64[domain id], 0 for domains without nodes
     node_counts: tuple[np.ndarray, ...]
 
 
@@ -218,13 +226,12 @@ class PodTopologySpread:
         for c in constraints:
             counts = matching_pods_per_node(state, c.selector, pod.namespace)
             eligible = keyed & nodes.included(c)
-            per_domain: dict[int, int] = {}
-            for value, count in zip(_label_values(state, c.topology_key)[eligible],
-                                    counts[eligible]):
-                per_domain[int(value)] = per_domain.get(int(value), 0) + int(count)
+            per_domain, present = _per_domain(_label_values(state, c.topology_key), counts,
+                                              eligible, len(state.vocab) + 1)
             domain_counts.append(per_domain)
-            enough = len(per_domain) >= c.min_domains
-            min_match.append(min(per_domain.values()) if enough and per_domain else 0)
+            domains = int(present.sum())
+            enough = domains >= c.min_domains
+            min_match.append(int(per_domain[present].min()) if enough and domains else 0)
             self_match.append(1 if c.selector.matches(pod.labels) else 0)
         return _FilterState(tuple(constraints), tuple(domain_counts), tuple(min_match),
                             tuple(self_match))
@@ -241,8 +248,7 @@ class PodTopologySpread:
             values = _label_values(cycle.state, c.topology_key)[nodes]
             undecided = codes == 0
             codes[undecided & (values == ABSENT)] = 1
-            matched = np.array([s.domain_counts[i].get(int(v), 0) for v in values],
-                               dtype=np.int64)
+            matched = s.domain_counts[i][np.where(values == ABSENT, 0, values)]
             skew = matched + s.self_match[i] - s.min_match[i]
             codes[undecided & (values != ABSENT) & (skew > c.max_skew)] = 2
         return FilterResult.from_codes(codes, lambda code: unresolvable(REASON_MISSING_LABEL)
@@ -274,17 +280,16 @@ class PodTopologySpread:
             counts = matching_pods_per_node(state, c.selector, pod.namespace)
             node_counts.append(counts)
             if c.topology_key == LABEL_HOSTNAME:
-                domain_counts.append({})
+                domain_counts.append(np.zeros(0, dtype=np.int64))
                 weights.append(math.log(len(feasible) - int(ignored.sum()) + 2))
                 continue
             values = _domain_ids(state, c.topology_key)
-            per_domain = {int(v): 0 for v in values[scored]}
-            weights.append(math.log(len(per_domain) + 2))
-            eligible = keyed & nodes.included(c)
-            for value, count in zip(values[eligible], counts[eligible]):
-                if int(value) in per_domain:
-                    per_domain[int(value)] += int(count)
-            domain_counts.append(per_domain)
+            size = len(state.vocab) + 1
+            seen = np.zeros(size, dtype=np.bool_)
+            seen[values[scored]] = True  # only domains of scored nodes get counters
+            weights.append(math.log(int(seen.sum()) + 2))
+            per_domain, _ = _per_domain(values, counts, keyed & nodes.included(c), size)
+            domain_counts.append(np.where(seen, per_domain, 0))
         return _ScoreState(tuple(constraints), ignored, tuple(weights), tuple(domain_counts),
                            tuple(node_counts))
 
@@ -296,9 +301,7 @@ class PodTopologySpread:
             if c.topology_key == LABEL_HOSTNAME:
                 counts = s.node_counts[i][nodes]
             else:
-                ids = _domain_ids(cycle.state, c.topology_key)[nodes]
-                counts = np.array([s.domain_counts[i].get(int(v), 0) for v in ids],
-                                  dtype=np.int64)
+                counts = s.domain_counts[i][_domain_ids(cycle.state, c.topology_key)[nodes]]
             term = counts.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
             totals = np.where(present, totals + term, totals)
         rounded = np.floor(totals)
@@ -318,6 +321,17 @@ class PodTopologySpread:
         else:
             scores[:] = MAX_NODE_SCORE * (high + low - scores) // high
         scores[ignored] = 0
+
+
+def _per_domain(values: np.ndarray, counts: np.ndarray, eligible: np.ndarray,
+                size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Matching pods summed per domain over the eligible nodes, and which domains exist:
+    (int64[size], bool[size]) indexed by domain id."""
+    domains = values[eligible]
+    per_domain = np.bincount(domains, weights=counts[eligible], minlength=size)
+    present = np.zeros(size, dtype=np.bool_)
+    present[domains] = True
+    return per_domain.astype(np.int64), present
 
 
 def _domain_ids(state: ClusterState, key: str) -> np.ndarray:
