@@ -100,7 +100,9 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   port_add, subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src,
                   fit_req, fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
                   has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
-                  node_version, cached_version, cached_score, out_node, out_start):
+                  node_version, cached_version, cached_score, labels, spread_indptr,
+                  spread_entries, counter_column, counter_included, counter_domain_indptr,
+                  counter_domains, counter_match, counter_counts, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -112,6 +114,13 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         int64[C, N] holds each class's weighted resource and image score of a node, valid
         while ``cached_version`` equals the node's version (only the node that received the
         last pod needs rescoring).
+    labels : int32[N, K] label value ids. Hard topology spread constraints: ``spread_entries``
+        int64[E, 4] (counter, maxSkew, self match, minDomains), the class's rows
+        ``spread_indptr[c]:spread_indptr[c + 1]``; counter ``k`` counts matching pods per
+        domain of label column ``counter_column[k]`` in ``counter_counts[k]`` (updated in
+        place), over the nodes ``counter_included[k]``, whose domains are listed in the
+        ``counter_domain_indptr`` / ``counter_domains`` CSR; ``counter_match[c, k]``: a pod of
+        class ``c`` counts there.
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -141,6 +150,9 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
         ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
         image_row, version_row, score_row = image_score[c], cached_version[c], cached_score[c]
+        entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
+        minimum = _spread_minimums(entries, counter_domain_indptr, counter_domains,
+                                   counter_counts)
         reused = False
         if c == last_class and last_position >= 0:
             node = feasible[last_position]
@@ -168,7 +180,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
             count, processed = _walk(walk, start, to_find, static_ok[c], checks, fit_enabled,
                                      allocatable, requested, pods_col, fit_cols_c, fit_want_c,
-                                     count_only[c], port_count, feasible)
+                                     count_only[c], port_count, feasible, entries, minimum,
+                                     labels, counter_column, counter_counts)
         state[0] = (start + processed) % num_nodes
         state[4] += processed
         if count == 0:
@@ -192,7 +205,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 totals[:count] += normalized[:count]
             position = _pick(totals[:count], tie_mode, draws, state)
         chosen = feasible[position]
-        if processed == n_all and n_all == num_nodes and count > 1:
+        if processed == n_all and n_all == num_nodes and count > 1 and entries.shape[0] == 0:
             last_class, last_position = c, position
         out_node[p] = chosen
         for col in range(request.shape[1]):
@@ -203,13 +216,48 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
             port_count[chosen, port_add[k]] += 1
         node_version[chosen] += 1
+        for k in range(counter_match.shape[1]):
+            if counter_match[c, k] and counter_included[k, chosen]:
+                counter_counts[k, labels[chosen, counter_column[k]]] += 1
         state[2] += 1
     return pod_class.shape[0]
 
 
+@jit
+def _spread_minimums(entries, counter_domain_indptr, counter_domains, counter_counts):
+    """Per hard spread constraint, the global minimum of matching pods over its domains
+    (``minMatchNum``: 0 while there are fewer domains than ``minDomains``)."""
+    out = np.zeros(entries.shape[0], dtype=np.int64)
+    for e in range(entries.shape[0]):
+        k = entries[e, 0]
+        first, last = counter_domain_indptr[k], counter_domain_indptr[k + 1]
+        if last - first < entries[e, 3] or last == first:
+            continue
+        low = counter_counts[k, counter_domains[first]]
+        for j in range(first + 1, last):
+            low = min(low, counter_counts[k, counter_domains[j]])
+        out[e] = low
+    return out
+
+
+@jit
+def _spread_ok(node, entries, minimum, labels, counter_column, counter_counts):
+    """PodTopologySpread's Filter: the node has every key, and placing the pod in its domain
+    keeps ``matching + self - minimum <= maxSkew``."""
+    for e in range(entries.shape[0]):
+        k = entries[e, 0]
+        domain = labels[node, counter_column[k]]
+        if domain < 0:
+            return False
+        if counter_counts[k, domain] + entries[e, 2] - minimum[e] > entries[e, 1]:
+            return False
+    return True
+
+
 @jit(inline="always")
 def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-          fit_cols, fit_want, count_only, port_count, out_feasible):
+          fit_cols, fit_want, count_only, port_count, out_feasible, entries, minimum, labels,
+          counter_column, counter_counts):
     """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
     count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
     n_all = walk.shape[0]
@@ -226,6 +274,8 @@ def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, reques
             ok = _ports_free(port_count, node, checks)
         if ok and fit_enabled:
             ok = _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only)
+        if ok and entries.shape[0] > 0:
+            ok = _spread_ok(node, entries, minimum, labels, counter_column, counter_counts)
         if ok:
             if count == to_find:
                 break

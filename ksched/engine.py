@@ -282,6 +282,8 @@ class _Batch:
                 self.assumer.assume(pod, outcome.node)
                 self.counters[2] += 1
                 self.node_version[outcome.node] += 1
+                for fast in filter(None, self.fast_paths.values()):
+                    fast.note_placement(pod, outcome.node, self.assumer.state)
                 self.placements.append(Placement(pod, self.assumer.state.node_names[outcome.node]))
         self._sync_tie_breaker(to_counters=True)
         self._done(1)
@@ -296,10 +298,14 @@ class _Batch:
             stop = fast.run(self.assumer.state, classes, done, percentage,
                             self.tie_breaker.code, self.tie_breaker.draws, self.counters,
                             out_node, out_start)
+            others = [f for f in self.fast_paths.values() if f is not None and f is not fast
+                      and f.counters]
             for k in range(done, stop):
                 pod, node = self.pods[offset + k], int(out_node[k])
                 if node >= 0:
                     self.assumer.record(pod, node)
+                    for other in others:  # the loop counted it for its own profile only
+                        other.note_placement(pod, node, self.assumer.state)
                     self.placements.append(Placement(pod, self.assumer.state.node_names[node]))
                     continue
                 key = (id(fast), int(classes[k]))

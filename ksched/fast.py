@@ -34,6 +34,7 @@ from ksched.plugins.node_resources_fit import (
     resource_score_inputs,
     shape_arrays,
 )
+from ksched.plugins import pod_topology_spread as spread_plugin
 from ksched.plugins.pod_topology_spread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, build_constraints
 from ksched.resources import NON_ZERO_DEFAULTS, node_info_non_zero, pod_requests
 from ksched.state import ClusterState, host_ports
@@ -61,8 +62,9 @@ def supports(framework: Framework) -> bool:
             and all(name in KNOWN_SCORES for name, _ in points["preScore"]))
 
 
-#: Pod fields that do not change how the loop treats a pod (identity, labels, owners).
-_IDENTITY = frozenset({"name", "namespace", "uid", "labels", "controller"})
+#: Pod fields that do not change how the loop treats a pod (its identity and owners; labels and
+#: namespace count, since topology spread counts pods by them).
+_IDENTITY = frozenset({"name", "uid", "controller"})
 #: What decides a pod's class: its spec without its identity, as a tuple (``pod_signature(pod)``).
 pod_signature = operator.attrgetter(*(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY))
 
@@ -92,15 +94,25 @@ def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
     spread = framework.plugins.get("PodTopologySpread")
     if spread is not None and (pod.topology_spread_constraints or state.objects.get("workloads")):
         try:
-            if (build_constraints(pod, DO_NOT_SCHEDULE, spread.args, state)
-                    or build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state)):
-                return False
+            hard = build_constraints(pod, DO_NOT_SCHEDULE, spread.args, state)
+            if build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state):
+                return False  # spread scoring is not in the loop yet
         except ValueError:
+            return False
+        points = framework.points
+        runs = {n for n, _ in points["preFilter"]} & {n for n, _ in points["filter"]}
+        if hard and "PodTopologySpread" not in runs:
             return False
     return True
 
 
 _UNSEEN = object()
+
+
+def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(r) for r in rows])
+    return indptr
 
 
 @attrs.define
@@ -124,6 +136,22 @@ class ClassTables:
     ba_inputs: list = attrs.field(factory=list)
     ba_skip: list = attrs.field(factory=list)
     affinity_skip: list = attrs.field(factory=list)
+    #: Per class: its hard spread constraints as (counter, maxSkew, self match, minDomains).
+    spread: list = attrs.field(factory=list)
+    #: Per class: (namespace, labels, terminating), to match it against spread counters.
+    identity: list = attrs.field(factory=list)
+
+
+@attrs.frozen
+class SpreadCounter:
+    """Pods matching one class's spread constraint, per domain of its topology key, counted
+    over the nodes that constraint includes (``TpValueToMatchNum``)."""
+
+    namespace: str
+    selector: Any
+    key_column: int
+    included: np.ndarray  # bool[n_nodes]
+    domains: np.ndarray  # the domain ids of the included nodes
 
 
 class FastPath:
@@ -150,6 +178,9 @@ class FastPath:
         self.node_version = node_version if node_version is not None else np.zeros(n, np.int64)
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
+        self.counters: list[SpreadCounter] = []
+        self.domain_space = len(state.vocab) + 1
+        self.counter_counts = np.zeros((0, self.domain_space), dtype=np.int64)
         self._arrays: dict[str, Any] | None = None
 
     def class_of(self, pod: Pod, state: ClusterState) -> int | None:
@@ -211,6 +242,8 @@ class FastPath:
         t.port_check.append(conflicting_columns(wanted, state.port_keys))
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
+        t.spread.append(self._spread_entries(cycle, state))
+        t.identity.append((pod.namespace, pod.labels, pod.deleting))
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
                         else np.zeros(0, np.int64))
@@ -219,6 +252,35 @@ class FastPath:
         self.cached_score = np.vstack([self.cached_score, np.zeros((1, n), np.int64)])
         self._arrays = None
         return len(t.static_ok) - 1
+
+    def _spread_entries(self, cycle: Cycle, state: ClusterState) -> list[tuple[int, int, int, int]]:
+        """The class's hard spread constraints, each with a new counter seeded from the bound
+        pods (PodTopologySpread's PreFilter state, which ran just before)."""
+        prepared = cycle.data.get("PodTopologySpread")
+        if prepared is None or "PodTopologySpread" not in self.filters:
+            return []
+        keyed = spread_plugin._has_all_keys(state, prepared.constraints)
+        nodes = cycle.data.get("PodTopologySpread/nodes") or spread_plugin._Nodes(cycle)
+        entries = []
+        for c, counts, self_match in zip(prepared.constraints, prepared.domain_counts,
+                                         prepared.self_match):
+            included = keyed & nodes.included(c)
+            column = state.label_column(c.topology_key)
+            self.counters.append(SpreadCounter(
+                cycle.pod.namespace, c.selector, column, included,
+                np.unique(state.labels[included, column]).astype(np.int64)))
+            row = np.zeros((1, self.domain_space), dtype=np.int64)
+            row[0, :len(counts)] = counts
+            self.counter_counts = np.vstack([self.counter_counts, row])
+            entries.append((len(self.counters) - 1, c.max_skew, self_match, c.min_domains))
+        return entries
+
+    def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
+        """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
+        for k, counter in enumerate(self.counters):
+            if (counter.included[node] and not pod.deleting and pod.namespace == counter.namespace
+                    and counter.selector.matches(pod.labels)):
+                self.counter_counts[k, state.labels[node, counter.key_column]] += 1
 
     def _raw(self, name: str, cycle: Cycle, nodes: np.ndarray) -> np.ndarray:
         plugin = self.framework.plugins.get(name)
@@ -271,7 +333,21 @@ class FastPath:
         port_add_indptr, port_add = csr(t.port_add)
         subset_indptr, subset = csr(t.subset)
         fit_width = len(self.fit_args.resources) if self.fit_args is not None else 0
+        spread_entries = np.array([e for entries in t.spread for e in entries],
+                                  dtype=np.int64).reshape(-1, 4)
+        counters = self.counters
+        match = np.array([[namespace == k.namespace and not deleting and k.selector.matches(labels)
+                           for k in counters] for namespace, labels, deleting in t.identity],
+                         dtype=np.bool_).reshape(len(t.identity), len(counters))
+        counter_domain_indptr, counter_domains = csr([k.domains for k in counters])
         return dict(
+            spread_indptr=_row_indptr(t.spread),
+            spread_entries=spread_entries,
+            counter_column=np.array([k.key_column for k in counters], dtype=np.int64),
+            counter_included=np.array([k.included for k in counters], dtype=np.bool_).reshape(
+                len(counters), self.layout.num_nodes),
+            counter_domain_indptr=counter_domain_indptr, counter_domains=counter_domains,
+            counter_match=match,
             static_ok=stack(t.static_ok, n, np.bool_),
             taint_raw=stack(t.taint_raw, n, np.int64),
             taint_varies=np.array([row.any() for row in t.taint_raw], dtype=np.bool_),
@@ -302,7 +378,7 @@ class FastPath:
             else fit_kernels.LEAST_ALLOCATED,
             fit_weights=np.array([w for _, w in args.resources] if args is not None else [],
                                  dtype=np.int64),
-            shape_x=shape_x, shape_y=shape_y, weights=self.weights,
+            shape_x=shape_x, shape_y=shape_y, weights=self.weights, labels=self.layout.labels,
             has_scoring=self.framework.has_scoring,
             fit_enabled="NodeResourcesFit" in self.filters,
         )
@@ -317,6 +393,7 @@ class FastPath:
             state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
             percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
             fail_epoch=self.fail_epoch, node_version=self.node_version,
+            counter_counts=self.counter_counts,
             cached_version=self.cached_version, cached_score=self.cached_score,
             out_node=out_node, out_start=out_start)
         return int(stop)

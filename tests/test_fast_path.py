@@ -192,3 +192,34 @@ def attrs_evolve_name(pod: Pod, name: str) -> Pod:
     import attrs
 
     return attrs.evolve(pod, name=name)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_hard_spread_constraints_place_identically(seed: int) -> None:
+    """DoNotSchedule topology spread in the loop: counts kept per domain as pods land."""
+    import attrs
+
+    from ksched.api import LabelSelector, TopologySpreadConstraint
+
+    rng = np.random.default_rng(200 + seed)
+    cluster = random_cluster(rng, int(rng.choice([6, 30, 130])))
+    templates = []
+    for i in range(5):
+        app = str(rng.choice(["web", "db"]))
+        constraints = tuple(
+            TopologySpreadConstraint(
+                int(rng.integers(1, 3)),
+                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname", "tier"])),
+                "DoNotSchedule", LabelSelector({"app": app}) if rng.random() < 0.9 else None,
+                min_domains=int(rng.integers(1, 5)) if rng.random() < 0.3 else None,
+                node_affinity_policy=str(rng.choice(["Honor", "Ignore"])),
+                node_taints_policy=str(rng.choice(["Honor", "Ignore"])))
+            for _ in range(int(rng.integers(0, 3))))
+        base = random_pod(rng, i)
+        templates.append(attrs.evolve(base, labels={"app": app},
+                                      namespace=str(rng.choice(["default", "other"])),
+                                      topology_spread_constraints=constraints))
+    pods = [attrs.evolve(templates[int(rng.integers(len(templates)))], name=f"s{i}")
+            for i in range(120)]
+    fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=int(rng.choice([0, 100])))
+    _assert_same(fast, slow)
