@@ -34,7 +34,11 @@ from ._jit import jit
 from .balanced_allocation import balanced_allocation_score
 from .node_resources_fit import resource_allocation_score
 
-W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE = range(5)
+W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE, W_SPREAD = range(6)
+#: How a spread counter files a node: by its label value (hard constraints), by its label
+#: value with a missing label read as "" (soft constraints), or by the node itself (soft
+#: hostname constraints count each node's own pods).
+BY_LABEL, BY_LABEL_OR_EMPTY, BY_NODE = 0, 1, 2
 #: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
 KNOWN_FAILURE = -1
 #: ``out_node`` of a pod that failed afresh: the loop returns right after it.
@@ -102,7 +106,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
                   node_version, cached_version, cached_score, labels, spread_indptr,
                   spread_entries, counter_column, counter_included, counter_domain_indptr,
-                  counter_domains, counter_match, counter_counts, out_node, out_start):
+                  counter_domains, counter_match, counter_counts, counter_kind, soft_indptr,
+                  soft_entries, require_all, empty_id, empty_slot, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -120,7 +125,11 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         domain of label column ``counter_column[k]`` in ``counter_counts[k]`` (updated in
         place), over the nodes ``counter_included[k]``, whose domains are listed in the
         ``counter_domain_indptr`` / ``counter_domains`` CSR; ``counter_match[c, k]``: a pod of
-        class ``c`` counts there.
+        class ``c`` counts there. Soft constraints (PodTopologySpread's Score):
+        ``soft_entries`` int64[S, 3] (counter, maxSkew, per-node flag), the class's rows
+        ``soft_indptr[c]:soft_indptr[c + 1]``; ``require_all[c]``: nodes lacking a key are
+        ignored; ``counter_kind[k]`` says how counter ``k`` files nodes (``BY_*``), with
+        ``empty_id`` / ``empty_slot`` for the "" domain.
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -132,6 +141,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     totals = np.empty(num_nodes, dtype=np.int64)
     normalized = np.empty(num_nodes, dtype=np.int64)
     fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
+    seen = np.zeros(counter_counts.shape[1], dtype=np.bool_)
     # The last pod's full walk, kept for the next pod of the same class (see _rewalk).
     last_class, last_position, count = -1, -1, 0
     for p in range(begin, pod_class.shape[0]):
@@ -151,6 +161,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
         image_row, version_row, score_row = image_score[c], cached_version[c], cached_score[c]
         entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
+        soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
         minimum = _spread_minimums(entries, counter_domain_indptr, counter_domains,
                                    counter_counts)
         reused = False
@@ -203,9 +214,14 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 _normalized_scores(feasible[:count], c, taint_raw, taint_varies, affinity_raw,
                                    affinity_skip, weights, normalized)
                 totals[:count] += normalized[:count]
+                if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
+                    totals[:count] += weights[W_SPREAD] * _spread_scores(
+                        feasible[:count], soft, require_all[c], labels, counter_column,
+                        counter_kind, counter_counts, empty_id, empty_slot, seen)
             position = _pick(totals[:count], tie_mode, draws, state)
         chosen = feasible[position]
-        if processed == n_all and n_all == num_nodes and count > 1 and entries.shape[0] == 0:
+        if (processed == n_all and n_all == num_nodes and count > 1 and entries.shape[0] == 0
+                and soft.shape[0] == 0):
             last_class, last_position = c, position
         out_node[p] = chosen
         for col in range(request.shape[1]):
@@ -218,9 +234,89 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         node_version[chosen] += 1
         for k in range(counter_match.shape[1]):
             if counter_match[c, k] and counter_included[k, chosen]:
-                counter_counts[k, labels[chosen, counter_column[k]]] += 1
+                counter_counts[k, counter_slot(counter_kind[k], chosen, labels, counter_column[k],
+                                               empty_id, empty_slot)] += 1
         state[2] += 1
     return pod_class.shape[0]
+
+
+@jit
+def counter_slot(kind, node, labels, column, empty_id, empty_slot):
+    """Where a spread counter files ``node`` (see ``BY_*``)."""
+    if kind == BY_NODE:
+        return node
+    value = labels[node, column] if column >= 0 else -1
+    if kind == BY_LABEL_OR_EMPTY and (value < 0 or value == empty_id):
+        return empty_slot
+    return value
+
+
+@jit
+def _spread_scores(feasible, soft, require_all, labels, counter_column, counter_kind,
+                   counter_counts, empty_id, empty_slot, seen):
+    """PodTopologySpread's PreScore, Score and NormalizeScore over the feasible nodes.
+
+    Nodes lacking a key are ignored when ``require_all``; each constraint is weighted by
+    ``ln(domains among the scored nodes + 2)``; a node scores the matching pods of its domains
+    (weighted) plus ``maxSkew - 1`` per constraint whose key it has, rounded half up; the
+    fewest pods then get 100 (``100 * (max + min - s) // max``), ignored nodes 0.
+    """
+    n = feasible.shape[0]
+    ignored = np.zeros(n, dtype=np.bool_)
+    if require_all:
+        for i in range(n):
+            for e in range(soft.shape[0]):
+                column = counter_column[soft[e, 0]]
+                if column < 0 or labels[feasible[i], column] < 0:
+                    ignored[i] = True
+                    break
+    scored = n - ignored.sum()
+    weight = np.empty(soft.shape[0], dtype=np.float64)
+    for e in range(soft.shape[0]):
+        k = soft[e, 0]
+        if soft[e, 2]:
+            size = scored
+        else:
+            size = 0
+            for i in range(n):
+                if not ignored[i]:
+                    slot = counter_slot(counter_kind[k], feasible[i], labels, counter_column[k],
+                                        empty_id, empty_slot)
+                    if not seen[slot]:
+                        seen[slot] = True
+                        size += 1
+            for i in range(n):
+                seen[counter_slot(counter_kind[k], feasible[i], labels, counter_column[k],
+                                  empty_id, empty_slot)] = False
+        weight[e] = np.log(np.float64(size + 2))
+    out = np.zeros(n, dtype=np.int64)
+    low, high = np.int64(9223372036854775807), np.int64(0)
+    for i in range(n):
+        if ignored[i]:
+            continue
+        node = feasible[i]
+        total = 0.0
+        for e in range(soft.shape[0]):
+            k = soft[e, 0]
+            column = counter_column[k]
+            if column < 0 or labels[node, column] < 0:
+                continue
+            count = counter_counts[k, counter_slot(counter_kind[k], node, labels, column,
+                                                   empty_id, empty_slot)]
+            total += np.float64(count) * weight[e] + np.float64(soft[e, 1] - 1)
+        whole = np.floor(total)
+        value = np.int64(whole + 1.0 if total - whole >= 0.5 else whole)
+        out[i] = value
+        low = min(low, value)
+        high = max(high, value)
+    for i in range(n):
+        if ignored[i]:
+            out[i] = 0
+        elif high == 0:
+            out[i] = 100
+        else:
+            out[i] = 100 * (high + low - out[i]) // high
+    return out
 
 
 @jit

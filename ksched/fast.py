@@ -47,7 +47,7 @@ INERT = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"
          "PodTopologySpread", "InterPodAffinity", "DynamicResources")
 KNOWN_FILTERS = STATIC_FILTERS + ("NodePorts", "NodeResourcesFit") + INERT
 SCORED = ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation",
-          "ImageLocality")
+          "ImageLocality", "PodTopologySpread")
 KNOWN_SCORES = SCORED + INERT
 
 
@@ -95,18 +95,23 @@ def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
     if spread is not None and (pod.topology_spread_constraints or state.objects.get("workloads")):
         try:
             hard = build_constraints(pod, DO_NOT_SCHEDULE, spread.args, state)
-            if build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state):
-                return False  # spread scoring is not in the loop yet
+            soft = build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state)
         except ValueError:
             return False
         points = framework.points
         runs = {n for n, _ in points["preFilter"]} & {n for n, _ in points["filter"]}
         if hard and "PodTopologySpread" not in runs:
             return False
+        scores = {n for n, _ in points["preScore"]} & {n for n, _ in points["score"]}
+        if soft and "PodTopologySpread" in {n for n, _ in points["score"]} \
+                and "PodTopologySpread" not in scores:
+            return False
     return True
 
 
 _UNSEEN = object()
+BY_LABEL, BY_LABEL_OR_EMPTY, BY_NODE = (loop_kernels.BY_LABEL, loop_kernels.BY_LABEL_OR_EMPTY,
+                                        loop_kernels.BY_NODE)
 
 
 def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
@@ -138,6 +143,10 @@ class ClassTables:
     affinity_skip: list = attrs.field(factory=list)
     #: Per class: its hard spread constraints as (counter, maxSkew, self match, minDomains).
     spread: list = attrs.field(factory=list)
+    #: Per class: its soft spread constraints as (counter, maxSkew, per-node flag), and
+    #: whether nodes lacking a topology key are ignored (``requireAllTopologies``).
+    soft_spread: list = attrs.field(factory=list)
+    require_all: list = attrs.field(factory=list)
     #: Per class: (namespace, labels, terminating), to match it against spread counters.
     identity: list = attrs.field(factory=list)
 
@@ -152,6 +161,9 @@ class SpreadCounter:
     key_column: int
     included: np.ndarray  # bool[n_nodes]
     domains: np.ndarray  # the domain ids of the included nodes
+    #: BY_LABEL (hard constraints), BY_LABEL_OR_EMPTY (soft: a missing label is the domain
+    #: ""), BY_NODE (soft hostname constraints count each node's own pods).
+    kind: int = 0
 
 
 class FastPath:
@@ -179,7 +191,8 @@ class FastPath:
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         self.counters: list[SpreadCounter] = []
-        self.domain_space = len(state.vocab) + 1
+        self.domain_space = max(len(state.vocab), n) + 1
+        self.empty_id = state.vocab.get("")
         self.counter_counts = np.zeros((0, self.domain_space), dtype=np.int64)
         self._arrays: dict[str, Any] | None = None
 
@@ -243,6 +256,9 @@ class FastPath:
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
         t.spread.append(self._spread_entries(cycle, state))
+        soft, require_all = self._soft_spread_entries(cycle, state)
+        t.soft_spread.append(soft)
+        t.require_all.append(require_all)
         t.identity.append((pod.namespace, pod.labels, pod.deleting))
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
@@ -275,12 +291,59 @@ class FastPath:
             entries.append((len(self.counters) - 1, c.max_skew, self_match, c.min_domains))
         return entries
 
+    def _soft_spread_entries(self, cycle: Cycle,
+                             state: ClusterState) -> tuple[list[tuple[int, int, int]], bool]:
+        """The class's soft spread constraints (explicit ScheduleAnyway ones, or the profile's
+        defaults), each with a counter seeded from the bound pods (``initPreScoreState``)."""
+        spread = self.framework.plugins.get("PodTopologySpread")
+        if spread is None or "PodTopologySpread" not in self.scores:
+            return [], False
+        pod = cycle.pod
+        constraints = build_constraints(pod, SCHEDULE_ANYWAY, spread.args, state)
+        require_all = bool(pod.topology_spread_constraints) or not spread.system_defaulted
+        if not constraints:
+            return [], require_all
+        keyed = (spread_plugin._has_all_keys(state, constraints) if require_all
+                 else np.ones(state.num_nodes, dtype=np.bool_))
+        nodes = cycle.data.get("PodTopologySpread/nodes") or spread_plugin._Nodes(cycle)
+        entries = []
+        for c in constraints:
+            matching = spread_plugin.matching_pods_per_node(state, c.selector, pod.namespace)
+            column = state.label_column(c.topology_key)
+            row = np.zeros((1, self.domain_space), dtype=np.int64)
+            if c.topology_key == LABEL_HOSTNAME:
+                kind, included = BY_NODE, np.ones(state.num_nodes, dtype=np.bool_)
+                row[0, :state.num_nodes] = matching
+            else:
+                kind, included = BY_LABEL_OR_EMPTY, keyed & nodes.included(c)
+                slots = self._slots(state, column, kind)
+                row[0] = np.bincount(slots[included], weights=matching[included],
+                                     minlength=self.domain_space).astype(np.int64)
+            self.counters.append(SpreadCounter(pod.namespace, c.selector, column, included,
+                                               np.zeros(0, np.int64), kind))
+            self.counter_counts = np.vstack([self.counter_counts, row])
+            entries.append((len(self.counters) - 1, c.max_skew, kind == BY_NODE))
+        return entries, require_all
+
+    def _slots(self, state: ClusterState, column: int, kind: int) -> np.ndarray:
+        """Each node's slot in a counter row (see :func:`counter_slot`)."""
+        values = (state.labels[:, column].astype(np.int64) if column >= 0
+                  else np.full(state.num_nodes, -1, dtype=np.int64))
+        if kind == BY_NODE:
+            return np.arange(state.num_nodes, dtype=np.int64)
+        if kind == BY_LABEL_OR_EMPTY:
+            empty = state.vocab.get("")
+            return np.where((values < 0) | (values == empty), self.domain_space - 1, values)
+        return values
+
     def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
         """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
         for k, counter in enumerate(self.counters):
             if (counter.included[node] and not pod.deleting and pod.namespace == counter.namespace
                     and counter.selector.matches(pod.labels)):
-                self.counter_counts[k, state.labels[node, counter.key_column]] += 1
+                self.counter_counts[k, loop_kernels.counter_slot(
+                    counter.kind, node, state.labels, counter.key_column, self.empty_id,
+                    self.domain_space - 1)] += 1
 
     def _raw(self, name: str, cycle: Cycle, nodes: np.ndarray) -> np.ndarray:
         plugin = self.framework.plugins.get(name)
@@ -340,10 +403,16 @@ class FastPath:
                            for k in counters] for namespace, labels, deleting in t.identity],
                          dtype=np.bool_).reshape(len(t.identity), len(counters))
         counter_domain_indptr, counter_domains = csr([k.domains for k in counters])
+        soft_entries = np.array([e for entries in t.soft_spread for e in entries],
+                                dtype=np.int64).reshape(-1, 3)
         return dict(
             spread_indptr=_row_indptr(t.spread),
             spread_entries=spread_entries,
             counter_column=np.array([k.key_column for k in counters], dtype=np.int64),
+            counter_kind=np.array([k.kind for k in counters], dtype=np.int64),
+            soft_indptr=_row_indptr(t.soft_spread), soft_entries=soft_entries,
+            require_all=np.array(t.require_all, dtype=np.bool_),
+            empty_id=self.empty_id, empty_slot=self.domain_space - 1,
             counter_included=np.array([k.included for k in counters], dtype=np.bool_).reshape(
                 len(counters), self.layout.num_nodes),
             counter_domain_indptr=counter_domain_indptr, counter_domains=counter_domains,

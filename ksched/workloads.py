@@ -190,6 +190,16 @@ def topology_spreading(nodes: int, running: int, pending: int) -> tuple[ClusterS
     return cluster, replicas(template, pending)
 
 
+def preferred_topology_spreading(nodes: int, running: int,
+                                 pending: int) -> tuple[ClusterState, list[Pod]]:
+    """PreferredTopologySpreading: maxSkew 5 over zones, ScheduleAnyway."""
+    spread = (TopologySpreadConstraint(5, ZONE, "ScheduleAnyway",
+                                       LabelSelector({"color": "blue"})),)
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    template = _with_labels(default_pod("pod", topology_spread_constraints=spread), color="blue")
+    return cluster, replicas(template, pending)
+
+
 def mixed_base_pod(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
     """MixedSchedulingBasePod: running pods of five kinds, then default pods."""
     kinds = [pod_anti_affinity, pod_affinity, preferred_pod_affinity, topology_spreading,
@@ -239,6 +249,8 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingPreferredPodAffinity/5000Nodes", 5000, 5000, 1000,
              preferred_pod_affinity),
     Workload("TopologySpreading/5000Nodes", 5000, 5000, 2000, topology_spreading),
+    Workload("PreferredTopologySpreading/5000Nodes", 5000, 5000, 2000,
+             preferred_topology_spreading),
     Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),
 ]}
 

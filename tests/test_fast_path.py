@@ -223,3 +223,39 @@ def test_hard_spread_constraints_place_identically(seed: int) -> None:
             for i in range(120)]
     fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=int(rng.choice([0, 100])))
     _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_soft_and_default_spreading_place_identically(seed: int) -> None:
+    """ScheduleAnyway constraints and the system defaults (from a Service) in the loop."""
+    import attrs
+
+    from ksched.api import LabelSelector, TopologySpreadConstraint, Workload
+
+    rng = np.random.default_rng(300 + seed)
+    base = random_cluster(rng, int(rng.choice([6, 40, 140])))
+    nodes = list(base.nodes)
+    if rng.random() < 0.5:  # some nodes without a zone
+        nodes = [attrs.evolve(n, labels={k: v for k, v in n.labels.items()
+                                         if k != "topology.kubernetes.io/zone"})
+                 if i % 5 == 0 else n for i, n in enumerate(nodes)]
+    service = Workload("Service", "web", "default", LabelSelector({"app": "web"}))
+    bound = [attrs.evolve(random_pod(rng, 900 + i), labels={"app": "web"},
+                          node_name=nodes[int(rng.integers(len(nodes)))].name)
+             for i in range(int(rng.integers(0, 20)))]
+    cluster = ksched.ClusterState.from_records(nodes, bound, objects={"workloads": (service,)})
+    templates = []
+    for i in range(5):
+        constraints = tuple(
+            TopologySpreadConstraint(
+                int(rng.integers(1, 4)),
+                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
+                str(rng.choice(["ScheduleAnyway", "DoNotSchedule"])),
+                LabelSelector({"app": "web"}))
+            for _ in range(int(rng.integers(0, 3))))
+        templates.append(attrs.evolve(random_pod(rng, i), labels={"app": "web"},
+                                      topology_spread_constraints=constraints))
+    pods = [attrs.evolve(templates[int(rng.integers(len(templates)))], name=f"d{i}")
+            for i in range(100)]
+    fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=int(rng.choice([0, 100])))
+    _assert_same(fast, slow)
