@@ -5,10 +5,11 @@ scores of the class are evaluated over all nodes by the same plugin code the obj
 framework runs, so both paths agree by construction; the loop adds the dynamic parts (host
 ports, resource fit and resource scores) and the node walk, host selection and assume.
 
-A pod takes the fast path when everything its cycle needs is modelled by the loop: no topology
-spread constraints (explicit or defaulted), no pod affinity anywhere, no volumes or resource
-claims, a profile whose plugins the loop knows. Other pods go through the framework, one cycle
-at a time, on the same arrays.
+A pod takes the fast path when everything its cycle needs is modelled by the loop: no pod
+affinity anywhere, no volumes or resource claims, a profile whose plugins the loop knows.
+Topology spreading is in the loop: each class's constraints get counters of matching pods per
+domain, seeded from the bound pods and updated as pods are placed. Other pods go through the
+framework, one cycle at a time, on the same arrays.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def supports(framework: Framework) -> bool:
             and all(name in KNOWN_SCORES for name, _ in points["preScore"]))
 
 
-#: Pod fields that do not change how the loop treats a pod (its identity and owners; labels and
-#: namespace count, since topology spread counts pods by them).
-_IDENTITY = frozenset({"name", "uid", "controller"})
+#: Pod fields that do not change how the loop treats a pod: its identity. (Labels, namespace
+#: and the controlling owner count: topology spreading counts pods by them and builds its
+#: default selector from them.)
+_IDENTITY = frozenset({"name", "uid"})
 #: What decides a pod's class: its spec without its identity, as a tuple (``pod_signature(pod)``).
 pod_signature = operator.attrgetter(*(f.name for f in attrs.fields(Pod) if f.name not in _IDENTITY))
 
