@@ -259,3 +259,27 @@ def test_soft_and_default_spreading_place_identically(seed: int) -> None:
             for i in range(100)]
     fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=int(rng.choice([0, 100])))
     _assert_same(fast, slow)
+
+
+def test_pods_differing_only_by_owner_get_their_own_default_spreading() -> None:
+    """The system default constraints take their selector from the owning ReplicaSet, so two
+    otherwise identical pods with different owners must not share a compiled class."""
+    import attrs
+
+    from ksched.api import LabelSelector, Workload
+
+    rng = np.random.default_rng(7)
+    cluster = random_cluster(rng, 30)
+    owners = (Workload("ReplicaSet", "rs-a", "default", LabelSelector({"tier": "a"})),
+              Workload("ReplicaSet", "rs-b", "default", LabelSelector({"team": "b"})))
+    bound = [Pod(f"b{i}", labels={"tier": "a", "team": "b"}, node_name=f"n{i % 7:03d}",
+                 containers=[Container("c", requests={"cpu": 100})]) for i in range(12)]
+    cluster = ksched.ClusterState.from_records(list(cluster.nodes), bound,
+                                               objects={"workloads": owners})
+    template = Pod("p", labels={"tier": "a", "team": "b"},
+                   containers=[Container("c", requests={"cpu": 100})])
+    pods = [attrs.evolve(template, name=f"p{i}",
+                         controller=("apps/v1", "ReplicaSet", "rs-a" if i % 2 else "rs-b"))
+            for i in range(40)]
+    fast, slow = _both(cluster, pods)
+    _assert_same(fast, slow)
