@@ -272,8 +272,9 @@ def test_pods_differing_only_by_owner_get_their_own_default_spreading() -> None:
     cluster = random_cluster(rng, 30)
     owners = (Workload("ReplicaSet", "rs-a", "default", LabelSelector({"tier": "a"})),
               Workload("ReplicaSet", "rs-b", "default", LabelSelector({"team": "b"})))
-    bound = [Pod(f"b{i}", labels={"tier": "a", "team": "b"}, node_name=f"n{i % 7:03d}",
-                 containers=[Container("c", requests={"cpu": 100})]) for i in range(12)]
+    bound = [Pod(f"b{i}", labels={"tier": "a"} if i % 3 else {"team": "b"},
+                 node_name=f"n{i % 7:03d}" if i % 3 else f"n{20 + i % 5:03d}",
+                 containers=[Container("c", requests={"cpu": 100})]) for i in range(30)]
     cluster = ksched.ClusterState.from_records(list(cluster.nodes), bound,
                                                objects={"workloads": owners})
     template = Pod("p", labels={"tier": "a", "team": "b"},
