@@ -34,7 +34,7 @@ from ._jit import jit
 from .balanced_allocation import balanced_allocation_score
 from .node_resources_fit import resource_allocation_score
 
-W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE, W_SPREAD = range(6)
+W_TAINT, W_AFFINITY, W_FIT, W_BALANCED, W_IMAGE, W_SPREAD, W_POD_AFFINITY = range(7)
 #: How a spread counter files a node: by its label value (hard constraints), by its label
 #: value with a missing label read as "" (soft constraints), or by the node itself (soft
 #: hostname constraints count each node's own pods).
@@ -107,7 +107,10 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   node_version, cached_version, cached_score, labels, spread_indptr,
                   spread_entries, counter_column, counter_included, counter_domain_indptr,
                   counter_domains, counter_match, counter_counts, counter_kind, soft_indptr,
-                  soft_entries, require_all, empty_id, empty_slot, out_node, out_start):
+                  soft_entries, require_all, empty_id, empty_slot, ipa_affinity_indptr,
+                  ipa_affinity, ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
+                  ipa_score_indptr, ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates,
+                  ipa_rows, ipa_affinity_empty, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -129,7 +132,12 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         ``soft_entries`` int64[S, 3] (counter, maxSkew, per-node flag), the class's rows
         ``soft_indptr[c]:soft_indptr[c + 1]``; ``require_all[c]``: nodes lacking a key are
         ignored; ``counter_kind[k]`` says how counter ``k`` files nodes (``BY_*``), with
-        ``empty_id`` / ``empty_slot`` for the "" domain.
+        ``empty_id`` / ``empty_slot`` for the "" domain. InterPodAffinity: ``ipa_rows``
+        int64[R, V] count pods (or sum weights) per domain value; a class's ``ipa_affinity``,
+        ``ipa_anti``, ``ipa_existing`` and ``ipa_score`` entries are (row, label column) pairs
+        (CSR by class); ``ipa_self_match[c]`` and ``ipa_affinity_empty[c]`` decide the
+        first-pod-of-a-group rule; ``ipa_updates`` (row, amount, column, class whose affinity
+        it marks or -1), CSR by the placed pod's class, say what a placement adds.
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -162,6 +170,12 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         image_row, version_row, score_row = image_score[c], cached_version[c], cached_score[c]
         entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
         soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
+        affinity = ipa_affinity[ipa_affinity_indptr[c]:ipa_affinity_indptr[c + 1]]
+        anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
+        existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
+        pod_scores = ipa_score[ipa_score_indptr[c]:ipa_score_indptr[c + 1]]
+        first_of_group = ipa_affinity_empty[c] and ipa_self_match[c]
+        pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
         minimum = _spread_minimums(entries, counter_domain_indptr, counter_domains,
                                    counter_counts)
         reused = False
@@ -192,7 +206,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             count, processed = _walk(walk, start, to_find, static_ok[c], checks, fit_enabled,
                                      allocatable, requested, pods_col, fit_cols_c, fit_want_c,
                                      count_only[c], port_count, feasible, entries, minimum,
-                                     labels, counter_column, counter_counts)
+                                     labels, counter_column, counter_counts, pod_affinity,
+                                     affinity, anti, existing, first_of_group, ipa_rows)
         state[0] = (start + processed) % num_nodes
         state[4] += processed
         if count == 0:
@@ -214,6 +229,9 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 _normalized_scores(feasible[:count], c, taint_raw, taint_varies, affinity_raw,
                                    affinity_skip, weights, normalized)
                 totals[:count] += normalized[:count]
+                if pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
+                    totals[:count] += weights[W_POD_AFFINITY] * _pod_affinity_scores(
+                        feasible[:count], pod_scores, labels, ipa_rows)
                 if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
                     totals[:count] += weights[W_SPREAD] * _spread_scores(
                         feasible[:count], soft, require_all[c], labels, counter_column,
@@ -221,7 +239,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             position = _pick(totals[:count], tie_mode, draws, state)
         chosen = feasible[position]
         if (processed == n_all and n_all == num_nodes and count > 1 and entries.shape[0] == 0
-                and soft.shape[0] == 0):
+                and soft.shape[0] == 0 and not pod_affinity and pod_scores.shape[0] == 0):
             last_class, last_position = c, position
         out_node[p] = chosen
         for col in range(request.shape[1]):
@@ -236,8 +254,57 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
             if counter_match[c, k] and counter_included[k, chosen]:
                 counter_counts[k, counter_slot(counter_kind[k], chosen, labels, counter_column[k],
                                                empty_id, empty_slot)] += 1
+        for u in range(ipa_update_indptr[c], ipa_update_indptr[c + 1]):
+            value = labels[chosen, ipa_updates[u, 2]]
+            if value >= 0:
+                ipa_rows[ipa_updates[u, 0], value] += ipa_updates[u, 1]
+                if ipa_updates[u, 3] >= 0:
+                    ipa_affinity_empty[ipa_updates[u, 3]] = False
         state[2] += 1
     return pod_class.shape[0]
+
+
+@jit
+def _pod_affinity_ok(node, affinity, anti, existing, first_of_group, labels, rows):
+    """InterPodAffinity's Filter: the pod's required affinity (every key present, a matching
+    pod in each domain, or the first pod of its group), its anti-affinity, and the running
+    pods' anti-affinity."""
+    if affinity.shape[0] > 0:
+        found = True
+        for e in range(affinity.shape[0]):
+            column = affinity[e, 1]
+            if column < 0 or labels[node, column] < 0:
+                return False
+            if rows[affinity[e, 0], labels[node, column]] <= 0:
+                found = False
+        if not found and not first_of_group:
+            return False
+    for table in (anti, existing):
+        for e in range(table.shape[0]):
+            column = table[e, 1]
+            if column >= 0 and labels[node, column] >= 0 and rows[table[e, 0],
+                                                                  labels[node, column]] > 0:
+                return False
+    return True
+
+
+@jit
+def _pod_affinity_scores(feasible, entries, labels, rows):
+    """InterPodAffinity's Score (the summed weights of the node's domains) and NormalizeScore
+    (``int64(100 * (s - min) / (max - min))`` in float, 0 when all are equal)."""
+    n = feasible.shape[0]
+    raw = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        for e in range(entries.shape[0]):
+            value = labels[feasible[i], entries[e, 1]]
+            if value >= 0:
+                raw[i] += rows[entries[e, 0], value]
+    low, high = raw.min(), raw.max()
+    out = np.zeros(n, dtype=np.int64)
+    if high > low:
+        for i in range(n):
+            out[i] = np.int64(100.0 * (np.float64(raw[i] - low) / np.float64(high - low)))
+    return out
 
 
 @jit
@@ -353,7 +420,8 @@ def _spread_ok(node, entries, minimum, labels, counter_column, counter_counts):
 @jit(inline="always")
 def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
           fit_cols, fit_want, count_only, port_count, out_feasible, entries, minimum, labels,
-          counter_column, counter_counts):
+          counter_column, counter_counts, pod_affinity, affinity, anti, existing,
+          first_of_group, ipa_rows):
     """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
     count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
     n_all = walk.shape[0]
@@ -372,6 +440,9 @@ def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, reques
             ok = _fits(allocatable, requested, node, pods_col, fit_cols, fit_want, count_only)
         if ok and entries.shape[0] > 0:
             ok = _spread_ok(node, entries, minimum, labels, counter_column, counter_counts)
+        if ok and pod_affinity:
+            ok = _pod_affinity_ok(node, affinity, anti, existing, first_of_group, labels,
+                                  ipa_rows)
         if ok:
             if count == to_find:
                 break

@@ -245,15 +245,14 @@ class _Batch:
                 self._run_loop(self.fast_paths[id(framework)], classes[begin:end], begin)
             else:
                 self._run_framework(begin, framework)
-                if self.assumer.state.affinity_pods:  # later pods must now see pod affinity
-                    classes[end:] = -1
             begin = end
 
     def _fast_path(self, framework: Framework | None) -> FastPath | None:
         """The framework's compiled loop, or ``None`` when the loop cannot run its profile."""
         key = id(framework)
         if key not in self.fast_paths:
-            self.fast_paths[key] = (FastPath(framework, self.assumer.state, self.node_version)
+            self.fast_paths[key] = (FastPath(framework, self.assumer.state, self.node_version,
+                                             self.pods)
                                     if framework is not None and supports(framework) else None)
         return self.fast_paths[key]
 

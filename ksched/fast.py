@@ -35,6 +35,7 @@ from ksched.plugins.node_resources_fit import (
     resource_score_inputs,
     shape_arrays,
 )
+from ksched.plugins import inter_pod_affinity as ipa_plugin
 from ksched.plugins import pod_topology_spread as spread_plugin
 from ksched.plugins.pod_topology_spread import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, build_constraints
 from ksched.resources import NON_ZERO_DEFAULTS, node_info_non_zero, pod_requests
@@ -48,7 +49,7 @@ INERT = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"
          "PodTopologySpread", "InterPodAffinity", "DynamicResources")
 KNOWN_FILTERS = STATIC_FILTERS + ("NodePorts", "NodeResourcesFit") + INERT
 SCORED = ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation",
-          "ImageLocality", "PodTopologySpread")
+          "ImageLocality", "PodTopologySpread", "InterPodAffinity")
 KNOWN_SCORES = SCORED + INERT
 
 
@@ -89,8 +90,15 @@ def _names_nodes(pod: Pod, framework: Framework) -> bool:
 
 def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
     """Whether the loop models everything this pod's cycle does."""
-    if pod.has_pod_affinity or state.affinity_pods or pod.resource_claims:
+    if pod.resource_claims:
         return False
+    if pod.has_pod_affinity:
+        if ipa_plugin.parse_pod_terms(pod)[1] is not None:
+            return False  # a parse error: the framework words it
+        points = framework.points
+        if not ({"InterPodAffinity"} <= {n for n, _ in points["preFilter"]}
+                and {"InterPodAffinity"} <= {n for n, _ in points["filter"]}):
+            return False
     if _volumes.uses(pod, _volumes.IN_TREE_DISKS + _volumes.CSI_COUNTED):
         return False
     spread = framework.plugins.get("PodTopologySpread")
@@ -114,6 +122,23 @@ def eligible(pod: Pod, state: ClusterState, framework: Framework) -> bool:
 _UNSEEN = object()
 BY_LABEL, BY_LABEL_OR_EMPTY, BY_NODE = (loop_kernels.BY_LABEL, loop_kernels.BY_LABEL_OR_EMPTY,
                                         loop_kernels.BY_NODE)
+
+
+def _affinity_key_columns(state: ClusterState,
+                          pods: Sequence[Pod]) -> tuple[list[int], list[int]]:
+    """The label columns that running or pending pods' terms can file InterPodAffinity
+    counts under: required anti-affinity keys, and every affinity key (for scores)."""
+    anti_keys, scored_keys = set(), set()
+    for affinity, anti in {(p.pod_affinity, p.pod_anti_affinity) for p in pods
+                           if p.has_pod_affinity}:
+        if anti is not None:
+            anti_keys |= {t.topology_key for t in anti.required}
+            scored_keys |= {w.term.topology_key for w in anti.preferred}
+        if affinity is not None:
+            scored_keys |= {t.topology_key for t in affinity.required}
+            scored_keys |= {w.term.topology_key for w in affinity.preferred}
+    columns = lambda keys: sorted({state.label_column(k) for k in keys} - {-1})  # noqa: E731
+    return columns(anti_keys), columns(scored_keys)
 
 
 def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
@@ -151,6 +176,16 @@ class ClassTables:
     require_all: list = attrs.field(factory=list)
     #: Per class: (namespace, labels, terminating), to match it against spread counters.
     identity: list = attrs.field(factory=list)
+    #: Per class: a pod of it (what inter-pod affinity terms are matched against).
+    pods: list = attrs.field(factory=list)
+    #: Per class: InterPodAffinity rows (row, label column) of its required affinity terms,
+    #: anti-affinity terms, the running pods' anti-affinity, and its scores; its own
+    #: affinity matches (self match) and whether no pod matched its affinity yet.
+    ipa_affinity: list = attrs.field(factory=list)
+    ipa_anti: list = attrs.field(factory=list)
+    ipa_existing: list = attrs.field(factory=list)
+    ipa_score: list = attrs.field(factory=list)
+    ipa_self_match: list = attrs.field(factory=list)
 
 
 @attrs.frozen
@@ -172,7 +207,7 @@ class FastPath:
     """Compiles pod classes for one framework and state layout, and runs the loop."""
 
     def __init__(self, framework: Framework, state: ClusterState,
-                 node_version: np.ndarray | None = None) -> None:
+                 node_version: np.ndarray | None = None, pending: Sequence[Pod] = ()) -> None:
         self.framework = framework
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
@@ -193,6 +228,14 @@ class FastPath:
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         self.counters: list[SpreadCounter] = []
+        ipa = framework.plugins.get("InterPodAffinity")
+        self.ipa_args = ipa.args if ipa is not None else None
+        self.ipa_filter = "InterPodAffinity" in self.filters
+        self.ipa_scored = "InterPodAffinity" in self.scores
+        self.anti_columns, self.score_columns = _affinity_key_columns(
+            state, [state.pods[i] for i in state.affinity_pods] + list(pending))
+        self.ipa_rows = np.zeros((0, max(len(state.vocab), n) + 1), dtype=np.int64)
+        self.ipa_affinity_empty = np.zeros(0, dtype=np.bool_)
         self.domain_space = max(len(state.vocab), n) + 1
         self.empty_id = state.vocab.get("")
         self.counter_counts = np.zeros((0, self.domain_space), dtype=np.int64)
@@ -258,10 +301,12 @@ class FastPath:
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
         t.spread.append(self._spread_entries(cycle, state))
+        self._affinity_rows(pod, state)
         soft, require_all = self._soft_spread_entries(cycle, state)
         t.soft_spread.append(soft)
         t.require_all.append(require_all)
         t.identity.append((pod.namespace, pod.labels, pod.deleting))
+        t.pods.append(pod)
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
                         else np.zeros(0, np.int64))
@@ -338,8 +383,103 @@ class FastPath:
             return np.where((values < 0) | (values == empty), self.domain_space - 1, values)
         return values
 
+    def _new_rows(self, count: int) -> list[int]:
+        first = len(self.ipa_rows)
+        self.ipa_rows = np.vstack([self.ipa_rows,
+                                   np.zeros((count, self.ipa_rows.shape[1]), np.int64)])
+        return list(range(first, first + count))
+
+    def _affinity_rows(self, pod: Pod, state: ClusterState) -> None:
+        """InterPodAffinity's PreFilter and PreScore state for the class, as rows of topology
+        domains seeded from the bound pods; placements add to them (:meth:`_affinity_updates`)."""
+        t = self.tables
+        affinity, anti, existing, score, self_match, empty = [], [], [], [], False, True
+        if self.ipa_filter:
+            terms = ipa_plugin.parse_pod_terms(pod)[0]
+            prepared = ipa_plugin._pre_filter_state(state, pod, terms)
+            for row, (column, values) in zip(self._new_rows(len(prepared.affinity)),
+                                             prepared.affinity):
+                self.ipa_rows[row, values] = 1
+                affinity.append((row, column))
+            for row, (column, values) in zip(self._new_rows(len(prepared.anti_affinity)),
+                                             prepared.anti_affinity):
+                self.ipa_rows[row, values] = 1
+                anti.append((row, column))
+            for row, column in zip(self._new_rows(len(self.anti_columns)), self.anti_columns):
+                self.ipa_rows[row, prepared.existing_anti_affinity.get(column, [])] = 1
+                existing.append((row, column))
+            self_match, empty = prepared.self_match, prepared.affinity_empty
+        if self.ipa_scored and not (self.ipa_args.ignore_preferred_terms_of_existing_pods
+                                    and not ipa_plugin._has_preferred_terms(pod)):
+            terms = ipa_plugin.parse_pod_terms(pod)[0]
+            prepared = ipa_plugin._pre_score_state(state, pod, terms, self.ipa_args,
+                                                   ipa_plugin._has_preferred_terms(pod))
+            tables = {c: (d, v) for c, d, v in (prepared.tables if prepared else ())}
+            columns = sorted((set(self.score_columns) | set(tables)
+                              | {state.label_column(w.term.topology_key)
+                                 for w in terms.preferred_affinity
+                                 + terms.preferred_anti_affinity}) - {-1})
+            for row, column in zip(self._new_rows(len(columns)), columns):
+                if column in tables:
+                    self.ipa_rows[row, tables[column][0]] = tables[column][1]
+                score.append((row, column))
+        t.ipa_affinity.append(affinity)
+        t.ipa_anti.append(anti)
+        t.ipa_existing.append(existing)
+        t.ipa_score.append(score)
+        t.ipa_self_match.append(self_match)
+        self.ipa_affinity_empty = np.append(self.ipa_affinity_empty, empty)
+
+    def _affinity_updates(self, placed: Pod, c: int, state: ClusterState) -> list[tuple]:
+        """What placing ``placed`` adds to class ``c``'s InterPodAffinity rows: (row, amount,
+        label column, marks-affinity) entries, filed under the node's value of the column."""
+        t = self.tables
+        target = t.pods[c]
+        out = []
+        if t.ipa_affinity[c] or t.ipa_anti[c] or t.ipa_existing[c] or t.ipa_score[c]:
+            mine = ipa_plugin.parse_pod_terms(target)[0].merged(state.namespaces)
+            if t.ipa_affinity[c] and all(term.matches(placed, None)
+                                         for term in mine.required_affinity):
+                out += [(row, 1, column, True) for row, column in t.ipa_affinity[c]]
+            for (row, column), term in zip(t.ipa_anti[c], mine.required_anti_affinity):
+                if term.matches(placed, None):
+                    out.append((row, 1, column, False))
+            ns_labels = ipa_plugin._namespace_labels(state, target.namespace)
+            theirs = ipa_plugin._existing_pod_terms(placed) if placed.has_pod_affinity else None
+            if theirs is not None and ipa_plugin._has_required_anti_affinity(placed):
+                rows = dict((column, row) for row, column in t.ipa_existing[c])
+                for term in theirs.required_anti_affinity:
+                    column = state.label_column(term.topology_key)
+                    if column in rows and term.matches(target, ns_labels):
+                        out.append((rows[column], 1, column, False))
+            if t.ipa_score[c]:
+                rows = dict((column, row) for row, column in t.ipa_score[c])
+                weighted = [(w.term, w.weight) for w in mine.preferred_affinity]
+                weighted += [(w.term, -w.weight) for w in mine.preferred_anti_affinity]
+                for term, amount in weighted:
+                    column = state.label_column(term.topology_key)
+                    if column in rows and term.matches(placed, None):
+                        out.append((rows[column], ipa_plugin._int32(amount), column, False))
+                if theirs is not None:
+                    hard = self.ipa_args.hard_pod_affinity_weight
+                    others = [(term, hard) for term in theirs.required_affinity] if hard > 0 else []
+                    others += [(w.term, w.weight) for w in theirs.preferred_affinity]
+                    others += [(w.term, -w.weight) for w in theirs.preferred_anti_affinity]
+                    for term, amount in others:
+                        column = state.label_column(term.topology_key)
+                        if column in rows and term.matches(target, ns_labels):
+                            out.append((rows[column], ipa_plugin._int32(amount), column, False))
+        return out
+
     def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
         """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
+        for c in range(len(self.tables.pods)):
+            for row, amount, column, marks in self._affinity_updates(pod, c, state):
+                value = state.labels[node, column]
+                if value >= 0:
+                    self.ipa_rows[row, value] += amount
+                    if marks:
+                        self.ipa_affinity_empty[c] = False
         for k, counter in enumerate(self.counters):
             if (counter.included[node] and not pod.deleting and pod.namespace == counter.namespace
                     and counter.selector.matches(pod.labels)):
@@ -405,6 +545,13 @@ class FastPath:
                            for k in counters] for namespace, labels, deleting in t.identity],
                          dtype=np.bool_).reshape(len(t.identity), len(counters))
         counter_domain_indptr, counter_domains = csr([k.domains for k in counters])
+        updates = [[(row, amount, column, c if marks else -1)
+                    for c in range(len(t.pods))
+                    for row, amount, column, marks in self._affinity_updates(placed, c,
+                                                                             self.layout)]
+                   for placed in t.pods]
+        flat = lambda lists: np.array([e for entries in lists for e in entries],  # noqa: E731
+                                      dtype=np.int64).reshape(-1, 2)
         soft_entries = np.array([e for entries in t.soft_spread for e in entries],
                                 dtype=np.int64).reshape(-1, 3)
         return dict(
@@ -412,6 +559,14 @@ class FastPath:
             spread_entries=spread_entries,
             counter_column=np.array([k.key_column for k in counters], dtype=np.int64),
             counter_kind=np.array([k.kind for k in counters], dtype=np.int64),
+            ipa_affinity_indptr=_row_indptr(t.ipa_affinity), ipa_affinity=flat(t.ipa_affinity),
+            ipa_anti_indptr=_row_indptr(t.ipa_anti), ipa_anti=flat(t.ipa_anti),
+            ipa_existing_indptr=_row_indptr(t.ipa_existing), ipa_existing=flat(t.ipa_existing),
+            ipa_score_indptr=_row_indptr(t.ipa_score), ipa_score=flat(t.ipa_score),
+            ipa_self_match=np.array(t.ipa_self_match, dtype=np.bool_),
+            ipa_update_indptr=_row_indptr(updates),
+            ipa_updates=np.array([e for entries in updates for e in entries],
+                                 dtype=np.int64).reshape(-1, 4),
             soft_indptr=_row_indptr(t.soft_spread), soft_entries=soft_entries,
             require_all=np.array(t.require_all, dtype=np.bool_),
             empty_id=self.empty_id, empty_slot=self.domain_space - 1,
@@ -464,7 +619,8 @@ class FastPath:
             state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
             percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
             fail_epoch=self.fail_epoch, node_version=self.node_version,
-            counter_counts=self.counter_counts,
+            counter_counts=self.counter_counts, ipa_rows=self.ipa_rows,
+            ipa_affinity_empty=self.ipa_affinity_empty,
             cached_version=self.cached_version, cached_score=self.cached_score,
             out_node=out_node, out_start=out_start)
         return int(stop)

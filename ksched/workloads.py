@@ -182,6 +182,28 @@ def preferred_pod_affinity(nodes: int, running: int,
     return cluster, replicas(template, pending)
 
 
+def preferred_pod_anti_affinity(nodes: int, running: int,
+                                pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingPreferredPodAntiAffinity: pods prefer hosts without another ``color=yellow``."""
+    prefer = PodAffinity(preferred=(WeightedPodAffinityTerm(1, _term(
+        LABEL_HOSTNAME, ("sched-1", "sched-0"), color="yellow")),))
+    template = _with_labels(default_pod("pod", "sched-1", pod_anti_affinity=prefer),
+                            color="yellow")
+    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
+                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
+    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
+    return cluster, replicas(template, pending)
+
+
+def hostname_spreading(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """TopologySpreading over hostnames: maxSkew 1, DoNotSchedule, ``color=blue`` pods."""
+    spread = (TopologySpreadConstraint(1, LABEL_HOSTNAME, "DoNotSchedule",
+                                       LabelSelector({"color": "blue"})),)
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    template = _with_labels(default_pod("pod", topology_spread_constraints=spread), color="blue")
+    return cluster, replicas(template, pending)
+
+
 def topology_spreading(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
     """TopologySpreading: maxSkew 5 over zones (DoNotSchedule) for ``color=blue`` pods."""
     spread = (TopologySpreadConstraint(5, ZONE, "DoNotSchedule", LabelSelector({"color": "blue"})),)
@@ -248,7 +270,10 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingPodAffinity/5000Nodes", 5000, 5000, 1000, pod_affinity),
     Workload("SchedulingPreferredPodAffinity/5000Nodes", 5000, 5000, 1000,
              preferred_pod_affinity),
+    Workload("SchedulingPreferredPodAntiAffinity/5000Nodes", 5000, 5000, 1000,
+             preferred_pod_anti_affinity),
     Workload("TopologySpreading/5000Nodes", 5000, 5000, 2000, topology_spreading),
+    Workload("TopologySpreading/5000Nodes/hostname", 5000, 5000, 2000, hostname_spreading),
     Workload("PreferredTopologySpreading/5000Nodes", 5000, 5000, 2000,
              preferred_topology_spreading),
     Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),

@@ -284,3 +284,52 @@ def test_pods_differing_only_by_owner_get_their_own_default_spreading() -> None:
             for i in range(40)]
     fast, slow = _both(cluster, pods)
     _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pod_affinity_places_identically(seed: int) -> None:
+    """Required and preferred (anti-)affinity, running pods' terms, namespaces: in the loop."""
+    import attrs
+
+    from ksched.api import LabelSelector, PodAffinity, PodAffinityTerm, WeightedPodAffinityTerm
+
+    rng = np.random.default_rng(400 + seed)
+    keys = ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "tier"]
+
+    def term() -> PodAffinityTerm:
+        selector = LabelSelector({"app": str(rng.choice(["web", "db", "cache"]))})
+        namespaces = tuple(rng.choice(["default", "other"], int(rng.integers(0, 3))))
+        ns_selector = LabelSelector({}) if rng.random() < 0.15 else None
+        return PodAffinityTerm(str(rng.choice(keys)), selector, namespaces, ns_selector)
+
+    def affinity() -> PodAffinity | None:
+        if rng.random() < 0.4:
+            return None
+        return PodAffinity(
+            required=tuple(term() for _ in range(int(rng.integers(0, 2)))),
+            preferred=tuple(WeightedPodAffinityTerm(int(rng.integers(1, 100)), term())
+                            for _ in range(int(rng.integers(0, 3)))))
+
+    def decorate(pod: Pod, name: str, **extra) -> Pod:
+        return attrs.evolve(pod, name=name, labels={"app": str(rng.choice(["web", "db"]))},
+                            namespace=str(rng.choice(["default", "other"])),
+                            pod_affinity=affinity(), pod_anti_affinity=affinity(), **extra)
+
+    base = random_cluster(rng, int(rng.choice([8, 40, 120])))
+    nodes = list(base.nodes)
+    bound = [decorate(random_pod(rng, 900 + i), f"b{i}",
+                      node_name=nodes[int(rng.integers(len(nodes)))].name)
+             for i in range(int(rng.integers(0, 25)))]
+    cluster = ksched.ClusterState.from_records(
+        nodes, bound, namespaces={"default": {"env": "prod"}, "other": {"env": "dev"}})
+    templates = [decorate(random_pod(rng, i), f"t{i}") for i in range(5)]
+    pods = [attrs.evolve(templates[int(rng.integers(len(templates)))], name=f"a{i}")
+            for i in range(100)]
+    args = {"hard_pod_affinity_weight": int(rng.choice([0, 1, 5]))}
+    from ksched.plugins.inter_pod_affinity import InterPodAffinityArgs
+    from ksched.profile import default_profile
+    import attrs as _attrs
+    profile = _attrs.evolve(default_profile(int(rng.choice([0, 100]))),
+                            args={"InterPodAffinity": InterPodAffinityArgs(**args)})
+    fast, slow = _both(cluster, pods, profile=profile)
+    _assert_same(fast, slow)
