@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -158,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: no such file or directory" if exc.filename else str(exc)
         print(f"ksched: {where}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (``ksched ... | head``): stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps Python's exit flush quiet
+        return 0
 
 
 if __name__ == "__main__":
