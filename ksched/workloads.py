@@ -149,24 +149,28 @@ def _term(topology_key: str, namespaces: tuple[str, ...] = (), **match: str) -> 
     return PodAffinityTerm(topology_key, LabelSelector(match), namespaces)
 
 
-def pod_anti_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
-    """SchedulingPodAntiAffinity: ``color=green`` pods keep one per host (sched-0 and sched-1)."""
-    anti = PodAffinity(required=(_term(LABEL_HOSTNAME, ("sched-1", "sched-0"), color="green"),))
-    template = _with_labels(default_pod("pod", "sched-1", pod_anti_affinity=anti), color="green")
+def _alike(template: Pod, nodes: int, running: int,
+           pending: int) -> tuple[ClusterState, list[Pod]]:
+    """Running pods like ``template`` (in namespace sched-0, spread round-robin), then the
+    pending replicas, as scheduler_perf's affinity workloads set them up."""
     bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
                           node_name=f"node-{i % nodes:06d}") for i in range(running)]
     cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
     return cluster, replicas(template, pending)
+
+
+def pod_anti_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingPodAntiAffinity: ``color=green`` pods keep one per host (sched-0 and sched-1)."""
+    anti = PodAffinity(required=(_term(LABEL_HOSTNAME, ("sched-1", "sched-0"), color="green"),))
+    template = _with_labels(default_pod("pod", "sched-1", pod_anti_affinity=anti), color="green")
+    return _alike(template, nodes, running, pending)
 
 
 def pod_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
     """SchedulingPodAffinity: pods want a zone already running ``team=devops`` pods."""
     affinity = PodAffinity(required=(_term(ZONE, ("sched-1", "sched-0"), team="devops"),))
     template = _with_labels(default_pod("pod", "sched-1", pod_affinity=affinity), team="devops")
-    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
-                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
-    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
-    return cluster, replicas(template, pending)
+    return _alike(template, nodes, running, pending)
 
 
 def preferred_pod_affinity(nodes: int, running: int,
@@ -176,10 +180,7 @@ def preferred_pod_affinity(nodes: int, running: int,
         LABEL_HOSTNAME, ("sched-1", "sched-0"), color="red")),))
     template = _with_labels(default_pod("pod", "sched-1", pod_affinity=prefer,
                                         pod_anti_affinity=prefer), color="red")
-    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
-                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
-    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
-    return cluster, replicas(template, pending)
+    return _alike(template, nodes, running, pending)
 
 
 def preferred_pod_anti_affinity(nodes: int, running: int,
@@ -189,10 +190,7 @@ def preferred_pod_anti_affinity(nodes: int, running: int,
         LABEL_HOSTNAME, ("sched-1", "sched-0"), color="yellow")),))
     template = _with_labels(default_pod("pod", "sched-1", pod_anti_affinity=prefer),
                             color="yellow")
-    bound = [attrs.evolve(template, name=f"init-{i}", namespace="sched-0",
-                          node_name=f"node-{i % nodes:06d}") for i in range(running)]
-    cluster = ClusterState.from_records([default_node(i) for i in range(nodes)], bound)
-    return cluster, replicas(template, pending)
+    return _alike(template, nodes, running, pending)
 
 
 def hostname_spreading(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
