@@ -18,7 +18,28 @@ from ksched.api import Node
 from ksched.constants import LABEL_HOSTNAME
 
 
-class GeneratedNames(Sequence[str]):
+class LazySequence(Sequence):
+    """A read-only sequence whose items are made on demand by ``_item(i)`` (``0 <= i < len``);
+    this class does the slicing, negative indices and range checks."""
+
+    __slots__ = ()
+
+    def _item(self, index: int):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def __getitem__(self, index):  # type: ignore[override]
+        length = len(self)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(length))]
+        index = int(index)
+        if index < 0:
+            index += length
+        if not 0 <= index < length:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        return self._item(index)
+
+
+class GeneratedNames(LazySequence):
     """Names ``f"{prefix}{k}"``, ``k`` in ``range(count)``, for each ``(prefix, count)`` block."""
 
     __slots__ = ("_prefixes", "_starts", "_length")
@@ -33,13 +54,7 @@ class GeneratedNames(Sequence[str]):
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError("node index out of range")
+    def _item(self, index: int) -> str:
         block = bisect.bisect_right(self._starts, index) - 1
         return f"{self._prefixes[block]}{index - self._starts[block]}"
 
@@ -77,7 +92,7 @@ class NameIndex(Mapping[str, int]):
         return len(self._names)
 
 
-class NodeTable(Sequence[Node]):
+class NodeTable(LazySequence):
     """Node records made on demand from templates: row ``i`` is a copy of template
     ``template_of[i]`` named ``names[i]`` (its hostname label, if any, set to that name)."""
 
@@ -92,9 +107,7 @@ class NodeTable(Sequence[Node]):
     def __len__(self) -> int:
         return len(self._names)
 
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _item(self, index: int) -> Node:
         template = self._templates[int(self._template_of[index])]
         name = self._names[index]
         labels = template.labels

@@ -29,7 +29,7 @@ from ksched.constants import (
     PODS,
 )
 from ksched.errors import InvalidObjectError
-from ksched.node_table import GeneratedNames, NameIndex, NodeTable, gather_csr
+from ksched.node_table import GeneratedNames, LazySequence, NameIndex, NodeTable, gather_csr
 from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
 
 #: Label value id for "this node has no such label".
@@ -143,7 +143,7 @@ def interleave_zones(zone_of: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return np.argsort(depth * len(sizes) + zone_of, kind="stable")
 
 
-class BoundPods(Sequence[Pod]):
+class BoundPods(LazySequence):
     """The bound pods of a state: an append-only log, read through a fixed-length view.
 
     Pods placed during a batch are logged as ``(pod, node name)`` and get their bound record
@@ -159,13 +159,7 @@ class BoundPods(Sequence[Pod]):
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError("pod index out of range")
+    def _item(self, index: int) -> Pod:
         item = self._log[index]
         if type(item) is tuple:
             pod, node_name = item
