@@ -236,6 +236,19 @@ class _FilterState:
     existing_anti_affinity: Mapping[int, npt.NDArray[np.int64]]
 
 
+def _matched_domains(state: ClusterState, node: int, terms: Sequence[tuple[AffinityTerm, int]],
+                     pod: Pod, ns_labels: Mapping[str, str]):
+    """(label column, value id, amount) for each of a running pod's terms that matches the
+    incoming pod, filed under the running pod's node's value of the term's topology key."""
+    for term, amount in terms:
+        column = state.label_column(term.topology_key)
+        if column < 0 or not term.matches(pod, ns_labels):
+            continue
+        value = int(state.labels[node, column])
+        if value != ABSENT:
+            yield column, value, amount
+
+
 def _namespace_labels(state: ClusterState, namespace: str) -> Mapping[str, str]:
     """``GetNamespaceLabelsSnapshot``: the labels, or none when the namespace is unknown."""
     return state.namespaces.get(namespace) or {}
@@ -254,15 +267,11 @@ def _pre_filter_state(state: ClusterState, pod: Pod, terms: PodTerms) -> _Filter
         other = state.pods[row]
         if not _has_required_anti_affinity(other):
             continue
-        node = state.pod_node[row]
-        for t in _existing_pod_terms(other).required_anti_affinity:
-            column = state.label_column(t.topology_key)
-            if column < 0 or not t.matches(pod, ns_labels):
-                continue
-            value = int(state.labels[node, column])
-            if value != ABSENT:
-                existing_cols.append(column)
-                existing_vals.append(value)
+        anti_terms = [(t, 0) for t in _existing_pod_terms(other).required_anti_affinity]
+        for column, value, _ in _matched_domains(state, int(state.pod_node[row]), anti_terms,
+                                                 pod, ns_labels):
+            existing_cols.append(column)
+            existing_vals.append(value)
     existing: dict[int, npt.NDArray[np.int64]] = {}
     if existing_cols:
         cols, vals = np.asarray(existing_cols), np.asarray(existing_vals, dtype=np.int64)
@@ -348,15 +357,10 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
             weighted += [(t, _int32(hard)) for t in other.required_affinity]
         weighted += [(w.term, _int32(w.weight)) for w in other.preferred_affinity]
         weighted += [(w.term, _int32(-w.weight)) for w in other.preferred_anti_affinity]
-        for t, amount in weighted:
-            column = state.label_column(t.topology_key)
-            if column < 0 or not t.matches(pod, ns_labels):
-                continue
-            value = int(state.labels[node, column])
-            if value != ABSENT:
-                one_col.append(column)
-                one_val.append(value)
-                one_amount.append(amount)
+        for column, value, amount in _matched_domains(state, node, weighted, pod, ns_labels):
+            one_col.append(column)
+            one_val.append(value)
+            one_amount.append(amount)
 
     if one_col:
         cols.append(np.asarray(one_col, dtype=np.int64))
