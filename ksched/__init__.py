@@ -19,6 +19,8 @@ from ksched.api import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
+    PodDisruptionBudget,
+    PriorityClass,
     Taint,
     Toleration,
     Workload,
@@ -27,7 +29,7 @@ from ksched.config import SchedulerConfig, load_config
 from ksched.engine import Placement, Result, schedule_batch
 from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
 from ksched.explain import Explanation, explain
-from ksched.io import Objects, read_objects
+from ksched.io import Objects, admit_priorities, read_objects
 from ksched.profile import Profile, default_profile
 from ksched.state import ClusterState
 
@@ -76,8 +78,9 @@ def load_pods(source: Any) -> tuple[Pod, ...]:
 __all__ = [
     "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage", "ContainerPort",
     "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod", "Profile",
-    "Result", "SchedulerConfig", "Taint", "Toleration", "UnsupportedFeatureError", "Workload",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
+    "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig", "Taint",
+    "Toleration", "UnsupportedFeatureError", "Workload", "admit_priorities",
     "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_config",
     "load_pods",
     "read_objects", "schedule_batch", "warmup",

@@ -9,6 +9,8 @@ apimachinery's ``MilliValue`` / ``Value`` do).
 
 from __future__ import annotations
 
+import datetime
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,6 +26,8 @@ LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 UNSATISFIABLE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
 INCLUSION_POLICIES = ("Honor", "Ignore")
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -258,6 +262,18 @@ class Pod:
     controller: tuple[str, str, str] | None = None
     phase: str = ""
     deleting: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+    priority_class_name: str = ""
+    #: ``status.startTime`` and ``metadata.creationTimestamp`` as POSIX seconds (UTC).
+    start_time: float | None = None
+    creation_time: float | None = None
+    nominated_node_name: str = ""
+    scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    #: The pod's ``Ready`` condition is ``True`` (``podutil.IsPodReady``).
+    ready: bool = False
+    #: ``spec.priority`` / ``spec.preemptionPolicy`` are set (Priority admission leaves them).
+    priority_set: bool = False
+    preemption_policy_set: bool = False
 
     @property
     def key(self) -> str:
@@ -345,7 +361,96 @@ class Workload:
         return cls(str(kind), meta["name"], meta.get("namespace") or "default", selector)
 
 
+@attrs.frozen
+class PriorityClass:
+    """A scheduling.k8s.io/v1 PriorityClass (cluster-scoped)."""
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+    @classmethod
+    def from_manifest(cls, obj: Mapping[str, Any]) -> PriorityClass:
+        """Build a PriorityClass from its wire-format dict, checking every field read."""
+        r, meta = _metadata(obj, "PriorityClass", namespaced=False)
+        value = r.integer(obj.get("value"), "value", None)
+        if value is None:
+            r.fail("value", "required value")
+        if not INT32_MIN <= value <= INT32_MAX:
+            r.fail("value", f"must be a 32-bit integer, got {value}")
+        return cls(meta["name"], value, r.boolean(obj.get("globalDefault"), "globalDefault"),
+                   r.choice(obj.get("preemptionPolicy"), "preemptionPolicy", PREEMPTION_POLICIES,
+                            "PreemptLowerPriority"))
+
+
+@attrs.frozen
+class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget: its spec and the disruption controller's status.
+
+    ``min_available`` / ``max_unavailable`` hold an int or a percentage string ("50%").
+    """
+
+    name: str
+    namespace: str = "default"
+    #: ``None`` when ``spec.selector`` is absent (the budget then matches nothing).
+    selector: LabelSelector | None = None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    disruptions_allowed: int = 0
+    current_healthy: int = 0
+    desired_healthy: int = 0
+    expected_pods: int = 0
+    #: The pod names of ``status.disruptedPods``.
+    disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def matches(self, pod: Pod) -> bool:
+        """Whether the budget covers ``pod``, as ``filterPodsWithPDBViolation``
+        (defaultpreemption) matches: a labelled pod in the same namespace, and a non-nil,
+        non-empty, valid selector that selects it. ``disrupted_pods`` is left to the caller."""
+        sel = self.selector
+        if not pod.labels or pod.namespace != self.namespace or sel is None:
+            return False
+        if not sel.match_labels and not sel.match_expressions:
+            return False  # labels.Everything(): "a nil or empty selector matches nothing"
+        if any((req.operator in ("In", "NotIn")) != bool(req.values)
+               for req in sel.match_expressions):
+            return False  # LabelSelectorAsSelector fails: an invalid selector matches nothing
+        return sel.matches(pod.labels)
+
+    @classmethod
+    def from_manifest(cls, obj: Mapping[str, Any]) -> PodDisruptionBudget:
+        """Build a PodDisruptionBudget from its wire-format dict, checking every field read."""
+        return _parse_pdb(obj)
+
+
 # --------------------------------------------------------------------------- parsing
+
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?"
+                      r"(Z|[+-]\d{2}:[0-5]\d)\Z")
+
+
+def parse_time(text: str) -> float:
+    """POSIX seconds (UTC) of an RFC 3339 timestamp, as ``metav1.Time`` unmarshals it
+    (``time.RFC3339``: ``Z`` or a ``+hh:mm`` offset, optional fractional seconds).
+
+    Raises ``ValueError`` for anything else.
+    """
+    match = _RFC3339.match(text) if isinstance(text, str) else None
+    try:
+        if match is None:
+            raise ValueError
+        zone = match[8]
+        offset = 0 if zone == "Z" else int(zone[1:3]) * 60 + int(zone[4:6])
+        tz = datetime.timezone(datetime.timedelta(minutes=-offset if zone[0] == "-" else offset))
+        moment = datetime.datetime(*(int(g) for g in match.groups()[:6]), tzinfo=tz)
+    except ValueError:
+        raise ValueError(f'invalid RFC 3339 timestamp "{text}"') from None
+    return moment.timestamp() + float(match[7] or 0)
 
 
 class _Reader:
@@ -400,6 +505,16 @@ class _Reader:
             options = ", ".join(f'"{a}"' for a in allowed if a)
             self.fail(path, f'unsupported value "{text}": supported values: {options}')
         return text
+
+    def timestamp(self, value: Any, path: str) -> float | None:
+        """An RFC 3339 timestamp as POSIX seconds; ``None`` when absent."""
+        if value is None:
+            return None
+        text = self.string(value, path)
+        try:
+            return parse_time(text)
+        except ValueError as exc:
+            self.fail(path, str(exc))
 
     def string_map(self, value: Any, path: str) -> FrozenDict:
         out = {}
@@ -536,6 +651,72 @@ def _parse_pod(obj: Mapping[str, Any]) -> Pod:
         controller=controller,
         phase=r.string(status.get("phase"), "status.phase"),
         deleting=meta.get("deletionTimestamp") is not None,
+        preemption_policy=r.choice(spec.get("preemptionPolicy"), "spec.preemptionPolicy",
+                                   PREEMPTION_POLICIES, "PreemptLowerPriority"),
+        priority_class_name=r.string(spec.get("priorityClassName"), "spec.priorityClassName"),
+        start_time=r.timestamp(status.get("startTime"), "status.startTime"),
+        creation_time=r.timestamp(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+        nominated_node_name=r.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        scheduling_gates=tuple(
+            r.string(r.mapping(g, f"spec.schedulingGates[{i}]").get("name"),
+                     f"spec.schedulingGates[{i}].name")
+            for i, g in enumerate(r.seq(spec.get("schedulingGates"), "spec.schedulingGates"))),
+        ready=_ready(r, status.get("conditions"), "status.conditions"),
+        priority_set=spec.get("priority") is not None,
+        preemption_policy_set=spec.get("preemptionPolicy") is not None,
+    )
+
+
+def _ready(r: _Reader, value: Any, path: str) -> bool:
+    """``podutil.IsPodReady``: the first ``Ready`` condition has status ``True``."""
+    for i, c in enumerate(r.seq(value, path)):
+        c = r.mapping(c, f"{path}[{i}]")
+        if r.string(c.get("type"), f"{path}[{i}].type") == "Ready":
+            return r.string(c.get("status"), f"{path}[{i}].status") == "True"
+    return False
+
+
+_PERCENT = re.compile(r"[0-9]+%\Z")
+
+
+def _int_or_percent(r: _Reader, value: Any, path: str) -> int | str | None:
+    """An IntOrString budget, checked as ``ValidatePositiveIntOrPercent`` and
+    ``IsNotMoreThan100Percent`` (pkg/apis/policy/validation) do."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not _PERCENT.match(value):
+            r.fail(path, f'invalid value "{value}": must be an integer or percentage (e.g. "5%")')
+        if int(value[:-1]) > 100:
+            r.fail(path, f'invalid value "{value}": must not be greater than 100%')
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        r.fail(path, f"expected an integer or a percentage, got {_type_name(value)}")
+    if value < 0:
+        r.fail(path, f"must be greater than or equal to 0, got {value}")
+    return value
+
+
+def _parse_pdb(obj: Mapping[str, Any]) -> PodDisruptionBudget:
+    r, meta = _metadata(obj, "PodDisruptionBudget", namespaced=True)
+    spec = r.mapping(obj.get("spec"), "spec")
+    status = r.mapping(obj.get("status"), "status")
+    min_available = _int_or_percent(r, spec.get("minAvailable"), "spec.minAvailable")
+    max_unavailable = _int_or_percent(r, spec.get("maxUnavailable"), "spec.maxUnavailable")
+    if min_available is not None and max_unavailable is not None:
+        r.fail("spec", "minAvailable and maxUnavailable are mutually exclusive")
+    return PodDisruptionBudget(
+        name=meta["name"],
+        namespace=meta.get("namespace") or "default",
+        selector=_label_selector(r, spec.get("selector"), "spec.selector"),
+        min_available=min_available,
+        max_unavailable=max_unavailable,
+        disruptions_allowed=r.integer(status.get("disruptionsAllowed"),
+                                      "status.disruptionsAllowed"),
+        current_healthy=r.integer(status.get("currentHealthy"), "status.currentHealthy"),
+        desired_healthy=r.integer(status.get("desiredHealthy"), "status.desiredHealthy"),
+        expected_pods=r.integer(status.get("expectedPods"), "status.expectedPods"),
+        disrupted_pods=frozenset(r.mapping(status.get("disruptedPods"), "status.disruptedPods")),
     )
 
 

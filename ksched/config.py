@@ -44,7 +44,7 @@ from ksched.plugins.inter_pod_affinity import InterPodAffinityArgs
 from ksched.plugins.node_affinity import NodeAffinityArgs
 from ksched.plugins.node_resources_fit import NodeResourcesFitArgs
 from ksched.plugins.pod_topology_spread import PodTopologySpreadArgs
-from ksched.profile import EXTENSION_POINTS, Profile
+from ksched.profile import ALL_POINTS, Profile
 from ksched.state import parse_go_int
 
 __all__ = ["API_VERSION", "KIND", "ConfigLoadError", "SchedulerConfig", "load_config"]
@@ -1470,7 +1470,7 @@ def plugin_extension_points(name: str) -> frozenset[str] | None:
     points = set(_OTHER_POINTS.get(name, ()))
     if factory is not None:
         plugin = factory if name in IN_TREE_REGISTRY else _instance(name, factory)
-        points.update(p for p in EXTENSION_POINTS if implements(plugin, p))
+        points.update(p for p in ALL_POINTS if implements(plugin, p))
     return frozenset(points)
 
 
@@ -1695,6 +1695,13 @@ def _pod_topology_spread_args(args: Mapping[str, Any], reader: _Reader) -> PodTo
         defaulting_type=args["defaultingType"])
 
 
+def _default_preemption_args(args: Mapping[str, Any], reader: _Reader) -> Any:
+    from ksched.plugins.default_preemption import DefaultPreemptionArgs
+
+    return DefaultPreemptionArgs(args["minCandidateNodesPercentage"],
+                                 args["minCandidateNodesAbsolute"])
+
+
 #: Plugin name -> builder of the ksched args record from the defaulted v1 args.
 _KSCHED_ARGS: dict[str, Callable[[Mapping[str, Any], _Reader], Any]] = {
     "NodeResourcesFit": _fit_args,
@@ -1702,18 +1709,19 @@ _KSCHED_ARGS: dict[str, Callable[[Mapping[str, Any], _Reader], Any]] = {
     "NodeAffinity": _node_affinity_args,
     "InterPodAffinity": _inter_pod_affinity_args,
     "PodTopologySpread": _pod_topology_spread_args,
+    "DefaultPreemption": _default_preemption_args,
 }
 
 
 def _ksched_profile(prof: _Profile, framework: _Framework) -> Profile:
-    """The :class:`Profile` ksched runs: the four cycle points, weights and args records."""
-    plugins = {point: framework.points[point] for point in EXTENSION_POINTS}
-    for name in dict.fromkeys(n for point in EXTENSION_POINTS for n in plugins[point]):
+    """The :class:`Profile` ksched runs: the plugins per point, weights and args records."""
+    plugins = {point: framework.points[point] for point in ALL_POINTS}
+    for name in dict.fromkeys(n for point in ALL_POINTS for n in plugins[point]):
         if name not in _registry():
             raise UnsupportedFeatureError(f"profile {prof.scheduler_name}: plugin {name} is not "
                                           "implemented by ksched")
     args = {}
-    for name in dict.fromkeys(n for point in EXTENSION_POINTS for n in plugins[point]):
+    for name in dict.fromkeys(n for point in ALL_POINTS for n in plugins[point]):
         raw = prof.args(name)
         if isinstance(raw, _Unknown):  # an out-of-tree plugin's args reach it as decoded JSON
             args[name] = raw.raw

@@ -20,9 +20,13 @@ import attrs
 from ksched import cluster_from_objects
 from ksched.engine import Assumer
 from ksched.errors import ConfigError, KschedError, UnsupportedFeatureError
+from ksched.api import Pod, parse_time
+from ksched.disruption import pdb_status
+from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import Framework, ScheduleResult
 from ksched.io import read_objects
 from ksched.profile import default_profile
+from ksched.status import with_post_filter
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -119,15 +123,20 @@ def _replay(trace: Mapping[str, Any]) -> int:
     frameworks, global_percentage = configured
     objects = read_objects(
         list(inputs.get("nodes", [])) + list(inputs.get("existing_pods", []))
-        + list(inputs.get("namespaces", []))
+        + list(inputs.get("namespaces", [])) + list(inputs.get("priority_classes", []))
+        + list(inputs.get("pod_disruption_budgets", []))
         + [o for key in ("services", "replica_sets", "stateful_sets", "replication_controllers")
            for o in inputs.get(key, [])])
-    pending = {(p.namespace, p.name): p for p in read_objects(inputs["pending_pods"]).pods}
+    pending = {(p.namespace, p.name): p
+               for p in read_objects(list(inputs["pending_pods"])
+                                     + list(inputs.get("priority_classes", []))).pods}
     assumer = Assumer(cluster_from_objects(objects), pending.values())
+    cluster = _Preemptions(objects, inputs, assumer)
     next_start = 0
     decisions = 0
     for expected in trace["output"]["results"]:
-        pod = pending[(expected["namespace"], expected["pod"])]
+        key = (expected["namespace"], expected["pod"])
+        pod = pending[key]
         framework = frameworks.get(pod.scheduler_name)
         if expected.get("no_matching_profile") or framework is None:
             _same(f"{pod.key}: ignored for naming no profile", framework is None,
@@ -138,16 +147,105 @@ def _replay(trace: Mapping[str, Any]) -> int:
                   expected["next_start_node_index_before"])
         got = framework.schedule_one(assumer.state, pod, next_start_index=next_start,
                                      percentage_of_nodes_to_score=global_percentage,
-                                     always_score=True)
+                                     always_score=True, nominated=cluster.nominated)
         _compare(pod.key, got, expected, assumer)
+        if "nominated_node_fast_path" in expected:
+            _same(f"{pod.key}: placed through its nominated node", got.nominated_fast_path,
+                  expected["nominated_node_fast_path"])
         next_start = got.next_start_index
-        if (expected.get("postfilter") or {}).get("victims"):
-            raise UnsupportedFeatureError(
-                f"pod {pod.key}: preemption (DefaultPreemption) is not supported yet")
+        if expected.get("postfilter") is not None:
+            pending[key] = cluster.post_filter(framework, got, expected)
         if expected.get("chosen"):
-            assumer.assume(pod, assumer.state.node_index[expected["chosen"]])
+            placed = attrs.evolve(pod, start_time=_timestamp(expected.get("assigned_start_time")),
+                                  nominated_node_name="")
+            cluster.forget_nomination(pod)
+            assumer.assume(placed, assumer.state.node_index[expected["chosen"]])
         decisions += 1
     return decisions
+
+
+def _timestamp(text: str | None) -> float | None:
+    return None if text is None else parse_time(text)
+
+
+class _Preemptions:
+    """What preemption traces add to a replay: nominations, PDBs and evictions."""
+
+    def __init__(self, objects: Any, inputs: Mapping[str, Any], assumer: Assumer) -> None:
+        self.assumer = assumer
+        self.pdbs = list(objects.pod_disruption_budgets)
+        self.replicas = {(o["metadata"].get("namespace", "default"), o["kind"],
+                          o["metadata"]["name"]): o.get("spec", {}).get("replicas", 1)
+                         for o in inputs.get("replica_sets", [])}
+        #: Node row -> the pods nominated to it (the scheduling queue's nominator).
+        self.nominated: dict[int, list[Pod]] = {}
+
+    def forget_nomination(self, pod: Pod) -> None:
+        for pods in self.nominated.values():
+            pods[:] = [p for p in pods if p.key != pod.key]
+
+    def post_filter(self, framework: Framework, got: ScheduleResult,
+                    expected: Mapping[str, Any]) -> Pod:
+        """Run PostFilter as the trace's attempt did, compare, and carry out the preemption;
+        returns the pod as the next attempt sees it (nominated)."""
+        want = expected["postfilter"]
+        pod, state = got.pod, self.assumer.state
+        handle = Handle(framework, nominated=self.nominated, pdbs=tuple(self.pdbs),
+                        node_pods=self.assumer.rows_on)
+        result, status = framework.run_post_filter(Cycle(state, pod), got, handle)
+        key = pod.key
+        _same(f"{key}: PostFilter status", (status.code.upstream_name, status.plugin,
+                                            status.message),
+              (want["code"], want.get("plugin") or "", want["message"]))
+        if "fit_error_message" in expected:
+            _same(f"{key}: FitError message", with_post_filter(got.message, status),
+                  expected["fit_error_message"])
+        nominated = result.nominated_node if result is not None else None
+        _same(f"{key}: nominated node", nominated, want["nominated_node"])
+        if result is None:
+            return pod
+        _same(f"{key}: potential nodes", list(result.potential_nodes),
+              want.get("potential_nodes", list(result.potential_nodes)))
+        _same(f"{key}: dry-run failures",
+              {n: (s.code.upstream_name, s.plugin or None, list(s.reasons))
+               for n, s in result.dry_run_failures.items()},
+              {n: (f["code"], f.get("plugin"), f["reasons"])
+               for n, f in want["dry_run_failures"].items()})
+        _same(f"{key}: candidates",
+              [(c.node, [v.key for v in c.victims], c.num_pdb_violations)
+               for c in result.candidates],
+              [(c["node"], c["victims"], c["num_pdb_violations"]) for c in want["candidates"]])
+        _same(f"{key}: nodes tied after the five criteria", list(result.tie_nodes),
+              sorted(want["tie_nodes"]) if want["tie_nodes"] else list(result.tie_nodes))
+        _same(f"{key}: victims", [(v.namespace, v.name, v.priority) for v in result.victims],
+              [(v["namespace"], v["name"], v["priority"]) for v in want["victims"]])
+        _same(f"{key}: PDB violations", result.num_pdb_violations, want["num_pdb_violations"])
+        if not result.nominated_node:
+            self.forget_nomination(pod)
+            return attrs.evolve(pod, nominated_node_name="")
+        self.assumer.remove(v.key for v in result.victims)
+        self._update_pdbs(key, want.get("pdb_status_after") or [])
+        self.forget_nomination(pod)
+        nominated_pod = attrs.evolve(pod, nominated_node_name=result.nominated_node)
+        self.nominated.setdefault(state.node_index[result.nominated_node], []).append(
+            nominated_pod)
+        return nominated_pod
+
+    def _update_pdbs(self, key: str, want: list[Mapping[str, Any]]) -> None:
+        pods = list(self.assumer.state.pods)
+        changed = []
+        for i, pdb in enumerate(self.pdbs):
+            new = pdb_status(pdb, pods, self.replicas)
+            if new != pdb:
+                changed.append({"namespace": new.namespace, "name": new.name,
+                                "disruptionsAllowed": new.disruptions_allowed,
+                                "currentHealthy": new.current_healthy,
+                                "desiredHealthy": new.desired_healthy,
+                                "expectedPods": new.expected_pods})
+                self.pdbs[i] = new
+        _same(f"{key}: PDB status after the evictions",
+              sorted(changed, key=lambda d: (d["namespace"], d["name"])),
+              sorted(want, key=lambda d: (d["namespace"], d["name"])))
 
 
 def _same(what: str, got: Any, want: Any) -> None:
@@ -167,7 +265,7 @@ def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: As
         return
     _same(f"{key}: feasible nodes", sorted(names[i] for i in got.feasible), want["feasible"])
     failures = {names[i]: [s.plugin] for i, s in got.failures.items()}
-    if got.pre_filter_nodes is not None:
+    if got.pre_filter_nodes is not None and not got.nominated_fast_path:
         absent = sorted(p for p, _ in _subset_plugins(want))
         for i, node in enumerate(names):
             if node not in got.pre_filter_nodes:

@@ -90,6 +90,8 @@ class Assumer:
         self._pod_node[:len(self._log)] = self.state.pod_node
         self._affinity_pods = list(self.state.affinity_pods)
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
+        #: Per node, its pods' keys in ``NodeInfo.Pods`` order (built on first use).
+        self._node_pods: list[list[str]] | None = None
 
     def assume(self, pod: Pod, node: int) -> None:
         """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does."""
@@ -109,12 +111,65 @@ class Assumer:
     def record(self, pod: Pod, node: int) -> None:
         """Note a pod whose resources the compiled loop has already added to the arrays."""
         count = len(self._log)
+        if self._node_pods is not None:
+            self._node_pods[node].append(pod.key)
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
         self._log.append((pod, self.state.node_names[node]))
         if count == len(self._pod_node):
             self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
         self._pod_node[count] = node
+
+    def node_pods(self) -> list[list[str]]:
+        """Per node row, the keys of its pods in ``NodeInfo.Pods`` order: the order they
+        were added, except that removing a pod moves the node's last pod into its place."""
+        if self._node_pods is None:
+            self._node_pods = [[] for _ in range(self.state.num_nodes)]
+            for item, node in zip(self._log, self._pod_node[:len(self._log)]):
+                self._node_pods[node].append(_key(item))
+        return self._node_pods
+
+    def rows_on(self, node: int) -> list[int]:
+        """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
+        self.sync()
+        rows = {_key(item): i for i, item in enumerate(self._log)
+                if self._pod_node[i] == node}
+        return [rows[key] for key in self.node_pods()[node]]
+
+    def remove(self, keys: Iterable[str]) -> list[Pod]:
+        """Take bound pods off their nodes (``NodeInfo.RemovePod``); returns them."""
+        keys = set(keys)
+        order = self.node_pods()
+        state, removed, kept, kept_nodes = self.state, [], [], []
+        for item, node in zip(self._log, self._pod_node[:len(self._log)]):
+            if _key(item) not in keys:
+                kept.append(item)
+                kept_nodes.append(node)
+                continue
+            pod = item[0] if type(item) is tuple else item
+            requests = pod_requests(pod)
+            for name, amount in requests.items():
+                column = self._columns.get(name)
+                if column is not None and name != PODS:
+                    state.requested[node, column] -= amount
+            state.requested[node, self._columns[PODS]] -= 1
+            state.nonzero_requested[node] -= node_info_non_zero(pod, requests)
+            for port in set(host_ports(pod)):
+                state.port_count[node, state.port_keys.index(port)] -= 1
+            on_node = order[node]
+            at = on_node.index(pod.key)
+            on_node[at] = on_node[-1]
+            on_node.pop()
+            removed.append(pod if type(item) is not tuple else attrs.evolve(
+                pod, node_name=state.node_names[node]))
+        self._log = kept
+        self._pod_node = np.array(kept_nodes + [0] * max(len(kept), 1024), dtype=np.int64)
+        self._affinity_pods = [i for i, item in enumerate(kept)
+                               if (item[0] if type(item) is tuple else item).has_pod_affinity]
+        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, len(kept)),
+                                  pod_node=self._pod_node[:len(kept)], match_cache={},
+                                  affinity_pods=tuple(self._affinity_pods))
+        return removed
 
     def sync(self) -> None:
         """Bring the state's pod list up to date with the recorded pods (O(1): views)."""
@@ -132,6 +187,10 @@ class Assumer:
                       self.state.pod_node):
             array.flags.writeable = False
         return self.state
+
+
+def _key(item: Pod | tuple[Pod, str]) -> str:
+    return (item[0] if type(item) is tuple else item).key
 
 
 def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *,

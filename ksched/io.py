@@ -23,7 +23,15 @@ from typing import Any
 import attrs
 import yaml
 
-from ksched.api import SELECTING_KINDS, Namespace, Node, Pod, Workload
+from ksched.api import (
+    SELECTING_KINDS,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    Workload,
+)
 from ksched.errors import InvalidObjectError
 
 try:  # a faster JSON parser when the environment has one; the standard library otherwise
@@ -43,6 +51,8 @@ class Objects:
     pods: tuple[Pod, ...] = ()
     namespaces: tuple[Namespace, ...] = ()
     workloads: tuple[Workload, ...] = ()
+    priority_classes: tuple[PriorityClass, ...] = ()
+    pod_disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
 
     @property
     def bound_pods(self) -> tuple[Pod, ...]:
@@ -54,9 +64,10 @@ class Objects:
 
 
 def read_objects(source: Any) -> Objects:
-    """Parse every Node, Pod, Namespace, Service, ReplicaSet, StatefulSet and
-    ReplicationController of ``source``; other kinds are ignored."""
-    nodes, pods, namespaces, workloads = [], [], [], []
+    """Parse every Node, Pod, Namespace, Service, ReplicaSet, StatefulSet,
+    ReplicationController, PriorityClass and PodDisruptionBudget of ``source``; other kinds
+    are ignored. Pods go through :func:`admit_priorities` with the source's PriorityClasses."""
+    nodes, pods, namespaces, workloads, classes, pdbs = [], [], [], [], [], []
     for obj in iter_manifests(source):
         kind = obj.get("kind")
         if kind == "Node":
@@ -67,7 +78,45 @@ def read_objects(source: Any) -> Objects:
             namespaces.append(Namespace.from_manifest(obj))
         elif kind in SELECTING_KINDS:
             workloads.append(Workload.from_manifest(obj))
-    return Objects(tuple(nodes), tuple(pods), tuple(namespaces), tuple(workloads))
+        elif kind == "PriorityClass":
+            classes.append(PriorityClass.from_manifest(obj))
+        elif kind == "PodDisruptionBudget":
+            pdbs.append(PodDisruptionBudget.from_manifest(obj))
+    return Objects(tuple(nodes), admit_priorities(pods, classes), tuple(namespaces),
+                   tuple(workloads), tuple(classes), tuple(pdbs))
+
+
+def admit_priorities(pods: Iterable[Pod],
+                     priority_classes: Iterable[PriorityClass]) -> tuple[Pod, ...]:
+    """The pods as the Priority admission plugin (plugin/pkg/admission/priority) creates them.
+
+    A pod without ``spec.priority`` takes the value of its ``priorityClassName`` (an unknown
+    name is an error) or else of the global default class (the lowest-valued one if several),
+    else 0; the class's preemption policy applies unless the pod states one. Pods that have
+    ``spec.priority`` were admitted already and come back unchanged.
+    """
+    classes = {pc.name: pc for pc in priority_classes}
+    default = min((pc for pc in classes.values() if pc.global_default),
+                  key=lambda pc: pc.value, default=None)
+    return tuple(_admit_priority(pod, classes, default) for pod in pods)
+
+
+def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
+                    default: PriorityClass | None) -> Pod:
+    if pod.priority_set:
+        return pod
+    pc = default
+    if pod.priority_class_name:
+        pc = classes.get(pod.priority_class_name)
+        if pc is None:
+            raise InvalidObjectError(f"pod {pod.key}", "spec.priorityClassName",
+                                     f"no PriorityClass with name {pod.priority_class_name} "
+                                     "was found")
+    if pc is None:
+        return attrs.evolve(pod, priority=0, priority_set=True)
+    policy = pod.preemption_policy if pod.preemption_policy_set else pc.preemption_policy
+    return attrs.evolve(pod, priority=pc.value, priority_class_name=pc.name, priority_set=True,
+                        preemption_policy=policy, preemption_policy_set=True)
 
 
 def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:

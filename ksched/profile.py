@@ -18,7 +18,12 @@ from ksched.constants import (
     MIN_FEASIBLE_NODES_TO_FIND,
 )
 
+#: The scheduling cycle's points the node search runs.
 EXTENSION_POINTS = ("preFilter", "filter", "preScore", "score")
+#: The points around it: the queue's, PostFilter (preemption) and the binding cycle's.
+QUEUE_AND_BINDING_POINTS = ("preEnqueue", "queueSort", "postFilter", "reserve", "permit",
+                            "preBind", "bind", "postBind")
+ALL_POINTS = EXTENSION_POINTS + QUEUE_AND_BINDING_POINTS
 
 _FILTER_ORDER = (
     "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
@@ -35,6 +40,16 @@ _DEFAULT_PLUGINS = {
               "PodTopologySpread", "InterPodAffinity", "DynamicResources",
               "NodeResourcesBalancedAllocation", "ImageLocality"),
 }
+_DEFAULT_PLUGINS.update({
+    "preEnqueue": ("SchedulingGates", "DefaultPreemption"),
+    "queueSort": ("PrioritySort",),
+    "postFilter": ("DynamicResources", "DefaultPreemption"),
+    "reserve": ("VolumeBinding", "DynamicResources"),
+    "permit": (),
+    "preBind": ("VolumeBinding", "DynamicResources"),
+    "bind": ("DefaultBinder",),
+    "postBind": (),
+})
 _DEFAULT_WEIGHTS = {
     "TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
     "PodTopologySpread": 2, "InterPodAffinity": 2, "DynamicResources": 2,
@@ -43,7 +58,12 @@ _DEFAULT_WEIGHTS = {
 
 
 def _plugin_lists(value: Mapping[str, Any]) -> FrozenDict:
-    return FrozenDict({point: tuple(value.get(point, ())) for point in EXTENSION_POINTS})
+    """Plugin names per point; a missing cycle point is empty, a missing queue or binding
+    point takes the default profile's plugins (so a hand-made profile still binds)."""
+    lists = {point: tuple(value.get(point, ())) for point in EXTENSION_POINTS}
+    lists.update({point: tuple(value.get(point, _DEFAULT_PLUGINS[point]))
+                  for point in QUEUE_AND_BINDING_POINTS})
+    return FrozenDict(lists)
 
 
 @attrs.frozen
@@ -71,7 +91,7 @@ class Profile:
     def plugin_names(self) -> tuple[str, ...]:
         """Every plugin the profile uses, in first-use order."""
         names: dict[str, None] = {}
-        for point in EXTENSION_POINTS:
+        for point in ALL_POINTS:
             names.update(dict.fromkeys(self.plugins[point]))
         return tuple(names)
 

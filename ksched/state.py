@@ -276,6 +276,38 @@ class ClusterState:
         """The bound pods of node index ``node`` (object-level view, for reference code)."""
         return [self.pods[i] for i in np.flatnonzero(self.pod_node == node)]
 
+    def with_pods(self, removed: Iterable[int] = (),
+                  added: Iterable[tuple[Pod, int]] = ()) -> ClusterState:
+        """A copy without the bound pods at rows ``removed`` and with ``added`` (pod, node row)
+        bound: the cloned ``NodeInfo`` that preemption's dry run and the nominated-pods filter
+        pass work on (``NodeInfo.RemovePod`` / ``AddPod``). Costs a copy of the pod columns."""
+        removed = set(removed)
+        added = [(attrs.evolve(pod, node_name=self.node_names[node]), node)
+                 for pod, node in added]
+        keep = np.ones(len(self.pods), dtype=np.bool_)
+        keep[list(removed)] = False
+        pods = [p for p, k in zip(self.pods, keep) if k] + [p for p, _ in added]
+        pod_node = np.concatenate([self.pod_node[keep],
+                                   np.array([n for _, n in added], dtype=np.int64)])
+        requested, nonzero = self.requested.copy(), self.nonzero_requested.copy()
+        port_count = self.port_count.copy()
+        columns = {name: j for j, name in enumerate(self.resource_names)}
+        changes = [(self.pods[row], int(self.pod_node[row]), -1) for row in removed]
+        for sign_pod, node, sign in changes + [(p, n, 1) for p, n in added]:
+            requests = pod_requests(sign_pod)
+            for name, amount in requests.items():
+                if name in columns and name != PODS:
+                    requested[node, columns[name]] += sign * amount
+            requested[node, columns[PODS]] += sign
+            nonzero[node] += [sign * v for v in node_info_non_zero(sign_pod, requests)]
+            for port in set(host_ports(sign_pod)):
+                if port in self.port_keys:
+                    port_count[node, self.port_keys.index(port)] += sign
+        return attrs.evolve(
+            self, pods=tuple(pods), pod_node=pod_node, requested=requested,
+            nonzero_requested=nonzero, port_count=port_count, match_cache={},
+            affinity_pods=tuple(i for i, p in enumerate(pods) if p.has_pod_affinity))
+
     # ------------------------------------------------------------------ construction
 
     @classmethod

@@ -97,3 +97,8 @@ def fit_error_message(num_all_nodes: int, node_statuses: Iterable[Status],
     if entries:
         message += " " + ", ".join(entries) + "."
     return message
+
+
+def with_post_filter(fit_error: str, post_filter: Status) -> str:
+    """``FitError.Error()``'s tail: PostFilter's message after the filter diagnosis."""
+    return f"{fit_error} {post_filter.message}" if post_filter.message else fit_error

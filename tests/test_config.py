@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from ksched.plugins.default_preemption import DefaultPreemptionArgs
+
 from ksched.api import _node_affinity, _Reader, _spread_constraints
 from ksched.config import (
     API_VERSION,
@@ -132,6 +134,9 @@ def _internal_args(name: str, a: dict[str, Any]) -> Any:
         return PodTopologySpreadArgs(
             _spread_constraints(reader, a["DefaultConstraints"], "defaultConstraints"),
             a["DefaultingType"])
+    if name == "DefaultPreemption":
+        return DefaultPreemptionArgs(a["MinCandidateNodesPercentage"],
+                                     a["MinCandidateNodesAbsolute"])
     return None
 
 
@@ -188,8 +193,10 @@ def test_default_args_are_filled_as_upstream():
     assert profile.args["InterPodAffinity"] == InterPodAffinityArgs(1, False)
     assert profile.args["PodTopologySpread"] == PodTopologySpreadArgs((), "System")
     assert profile.args["NodeAffinity"] == NodeAffinityArgs(None)
+    assert profile.args["DefaultPreemption"] == DefaultPreemptionArgs(10, 100)
     assert set(profile.args) == {"NodeResourcesFit", "NodeResourcesBalancedAllocation",
-                                 "InterPodAffinity", "PodTopologySpread", "NodeAffinity"}
+                                 "InterPodAffinity", "PodTopologySpread", "NodeAffinity",
+                                 "DefaultPreemption"}
 
 
 def test_default_extension_points_beyond_the_cycle():
@@ -558,10 +565,11 @@ def test_plugins_ksched_lacks_are_unsupported():
     with pytest.raises(UnsupportedFeatureError):
         load_config(config({"plugins": {"multiPoint": {"enabled": [
             {"name": "NodeDeclaredFeatures"}]}}}))
-    # GangScheduling has no extension point in the scheduling cycle: accepted.
-    cfg = load_config(config({"plugins": {"multiPoint": {"enabled": [
-        {"name": "GangScheduling"}]}}}))
-    assert cfg.extension_points[0]["permit"] == ("GangScheduling",)
+    # GangScheduling holds pods at PreEnqueue, Reserve and Permit, which ksched now runs.
+    with pytest.raises(UnsupportedFeatureError,
+                       match="plugin GangScheduling is not implemented by ksched"):
+        load_config(config({"plugins": {"multiPoint": {"enabled": [
+            {"name": "GangScheduling"}]}}}))
 
 
 def test_args_of_unused_plugins_are_not_constructed():

@@ -108,10 +108,16 @@ EXTENSION_POINTS: dict[str, type] = {
 }
 
 
+#: The method a plugin has for each extension point.
+METHODS = {"preEnqueue": "pre_enqueue", "queueSort": "less", "preFilter": "pre_filter",
+           "filter": "filter", "postFilter": "post_filter", "preScore": "pre_score",
+           "score": "score", "reserve": "reserve", "permit": "permit", "preBind": "pre_bind",
+           "bind": "bind", "postBind": "post_bind"}
+
+
 def implements(plugin: object, point: str) -> bool:
     """Whether ``plugin`` has the method of extension point ``point``."""
-    method = {"preFilter": "pre_filter", "filter": "filter", "preScore": "pre_score",
-              "score": "score"}.get(point)
+    method = METHODS.get(point)
     return method is not None and callable(getattr(plugin, method, None))
 
 
@@ -119,3 +125,36 @@ __all__: Sequence[str] = [
     "Cycle", "PreFilterResult", "FilterResult", "Plugin", "PreFilterPlugin", "FilterPlugin",
     "PreScorePlugin", "ScorePlugin", "ScoreExtensions", "EXTENSION_POINTS", "implements",
 ]
+
+
+@attrs.frozen(eq=False)
+class Handle:
+    """What plugins beyond the node search read (``framework.Handle``): the profile's
+    framework, the queue's nominated pods per node row, PodDisruptionBudgets, the order of
+    each node's pods in its ``NodeInfo`` and a random source (preemption's offset)."""
+
+    framework: Any
+    nominated: Any = attrs.field(factory=dict)
+    pdbs: Sequence[Any] = ()
+    node_pods: Any = None
+    rng: Any = None
+
+    def pods_of(self, state: ClusterState, node: int) -> list[int]:
+        """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
+        if self.node_pods is not None:
+            return list(self.node_pods(node))
+        return [int(i) for i in np.flatnonzero(state.pod_node == node)]
+
+
+@attrs.frozen
+class PostFilterResult:
+    """``PostFilterResult``: the node to nominate (``""`` clears the nomination; ``None``
+    leaves it as it is), and what preemption decided, for traces and explanations."""
+
+    nominated_node: str | None = None
+    victims: tuple[Pod, ...] = ()
+    num_pdb_violations: int | None = None
+    potential_nodes: tuple[str, ...] = ()
+    candidates: tuple[Any, ...] = ()
+    dry_run_failures: Any = attrs.field(factory=dict)
+    tie_nodes: tuple[str, ...] = ()

@@ -19,10 +19,17 @@ import numpy.typing as npt
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ksched.errors import ConfigError, KschedError
-from ksched.framework.interfaces import Cycle, FilterResult, PreFilterResult, implements
+from ksched.framework.interfaces import (
+    Cycle,
+    FilterResult,
+    Handle,
+    PostFilterResult,
+    PreFilterResult,
+    implements,
+)
 from ksched.framework.registry import Registry
 from ksched.framework.tiebreak import TieBreaker
-from ksched.profile import Profile, num_feasible_nodes_to_find
+from ksched.profile import ALL_POINTS, Profile, num_feasible_nodes_to_find
 from ksched.state import ClusterState
 from ksched.status import (
     NO_NODES_AVAILABLE,
@@ -34,6 +41,8 @@ from ksched.status import (
 )
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+#: ``maxTimeout``: the longest a Permit plugin may make a pod wait, in seconds.
+MAX_PERMIT_TIMEOUT = 15 * 60.0
 
 
 class SchedulingError(KschedError):
@@ -66,10 +75,18 @@ class ScheduleResult:
     num_nodes_to_find: int
     next_start_index: int
     message: str = ""
+    #: The pod went to its nominated node without a node search (``evaluateNominatedNode``).
+    nominated_fast_path: bool = False
+    #: The status of nodes with no explicit failure (``NodeToStatus``'s absent-nodes status).
+    absent_status: Status = attrs.field(factory=lambda: unresolvable())
 
     @property
     def scheduled(self) -> bool:
         return self.node is not None
+
+    def status_of(self, node: int) -> Status:
+        """The node's status in the diagnosis (``NodeToStatus.Get``)."""
+        return self.failures.get(node, self.absent_status)
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
@@ -93,7 +110,7 @@ class Framework:
                 raise ConfigError(f'{name} does not exist')
             self.plugins[name] = registry[name](profile.args.get(name))
         self.points: dict[str, tuple[tuple[str, Any], ...]] = {}
-        for point in ("preFilter", "filter", "preScore", "score"):
+        for point in ALL_POINTS:
             entries = []
             for name in profile.plugins[point]:
                 if not implements(self.plugins[name], point):
@@ -192,16 +209,114 @@ class Framework:
             weighted[name] = scores * self.weights[name]
         return frozenset(skipped), raw, normalized, weighted
 
+    def run_post_filter(self, cycle: Cycle, diagnosis: ScheduleResult,
+                        handle: Handle) -> tuple[PostFilterResult | None, Status]:
+        """``RunPostFilterPlugins``: the first success wins; otherwise the reasons of every
+        plugin, the first rejecting plugin named, and the last result that nominates."""
+        result, reasons, rejector = None, [], ""
+        for name, plugin in self.points["postFilter"]:
+            found, status = plugin.post_filter(cycle, diagnosis, handle)
+            if status.is_success:
+                return found, status
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return found, status.with_plugin(name)
+            if not status.is_rejected:
+                raise SchedulingError(f'running PostFilter plugin "{name}": {status.message}')
+            if found is not None and found.nominated_node is not None:
+                result = found
+            reasons += status.reasons
+            rejector = rejector or name
+        return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    def run_reserve(self, cycle: Cycle, node: str) -> Status:
+        """``RunReservePluginsReserve``; on a failure the caller runs :meth:`run_unreserve`."""
+        for name, plugin in self.points["reserve"]:
+            status = plugin.reserve(cycle, node) or Status()
+            if not status.is_success:
+                return status.with_plugin(name)
+        return Status()
+
+    def run_unreserve(self, cycle: Cycle, node: str) -> None:
+        """``RunReservePluginsUnreserve``: every Reserve plugin, in reverse order."""
+        for _, plugin in reversed(self.points["reserve"]):
+            plugin.unreserve(cycle, node)
+
+    def run_permit(self, cycle: Cycle, node: str) -> tuple[Status, float]:
+        """``RunPermitPlugins``: a rejection stops; Wait statuses make the pod wait for the
+        longest of their timeouts (each capped at 15 minutes)."""
+        timeout = 0.0
+        waiting = False
+        for name, plugin in self.points["permit"]:
+            status, wait = plugin.permit(cycle, node)
+            if status.code == Code.WAIT:
+                waiting, timeout = True, max(timeout, min(wait, MAX_PERMIT_TIMEOUT))
+            elif not status.is_success:
+                return status.with_plugin(name), 0.0
+        return (Status(Code.WAIT), timeout) if waiting else (Status(), 0.0)
+
+    def run_pre_bind(self, cycle: Cycle, node: str) -> Status:
+        """``RunPreBindPlugins``: the first failure stops."""
+        for name, plugin in self.points["preBind"]:
+            status = plugin.pre_bind(cycle, node) or Status()
+            if not (status.is_success or status.is_skip):
+                return status.with_plugin(name)
+        return Status()
+
+    def run_bind(self, cycle: Cycle, node: str) -> Status:
+        """``RunBindPlugins``: the first plugin that does not Skip binds."""
+        for name, plugin in self.points["bind"]:
+            status = plugin.bind(cycle, node)
+            if not status.is_skip:
+                return status.with_plugin(name)
+        return Status(Code.SKIP)
+
+    def run_post_bind(self, cycle: Cycle, node: str) -> None:
+        """``RunPostBindPlugins``: informational."""
+        for _, plugin in self.points["postBind"]:
+            plugin.post_bind(cycle, node)
+
     # ------------------------------------------------------------------ the cycle
+
+    def filter_node(self, state: ClusterState, pod: Pod, node: int,
+                    skipped: frozenset[str] = frozenset()) -> Status:
+        """``RunFilterPlugins`` on one node of ``state``: the first failing plugin's status, or
+        success. PreFilter runs first on ``state`` itself, which is what upstream's
+        ``AddPod`` / ``RemovePod`` extensions make of a cloned cycle state."""
+        cycle = Cycle(state, pod)
+        self.run_pre_filter(cycle)
+        nodes = np.array([node], dtype=np.int64)
+        passed, first_failure, results = self.run_filter(cycle, nodes, skipped)
+        if passed[0]:
+            return Status()
+        position = int(first_failure[0])
+        return results[position].status_at(0).with_plugin(self.points["filter"][position][0])
+
+    def filter_node_with_nominated(self, state: ClusterState, pod: Pod, node: int,
+                                   nominated: Sequence[Pod],
+                                   skipped: frozenset[str] = frozenset()) -> Status:
+        """``RunFilterPluginsWithNominatedPods``: with the pods nominated to the node that
+        have at least the pod's priority added (``addGENominatedPods``), then without; both
+        passes must succeed."""
+        others = nominated_before(pod, nominated)
+        if others:
+            status = self.filter_node(state.with_pods(added=[(p, node) for p in others]), pod,
+                                      node, skipped)
+            if not status.is_success:
+                return status
+        return self.filter_node(state, pod, node, skipped)
 
     def schedule_one(self, state: ClusterState, pod: Pod, *, next_start_index: int = 0,
                      percentage_of_nodes_to_score: int = 0,
                      tie_breaker: TieBreaker | None = None,
-                     always_score: bool = False) -> ScheduleResult:
+                     always_score: bool = False,
+                     nominated: Mapping[int, Sequence[Pod]] | None = None) -> ScheduleResult:
         """One scheduling cycle (``schedulePod``) for ``pod`` on ``state``.
 
         ``always_score`` also scores a single feasible node (upstream skips that; explanations
-        and trace replays want the numbers).
+        and trace replays want the numbers). ``nominated`` maps node rows to the pods nominated
+        there (the queue's nominator): their filter runs twice (``filter_node_with_nominated``).
+        A pod with ``status.nominatedNodeName`` is first tried on that node alone
+        (``evaluateNominatedNode``).
         """
         num_all = state.num_nodes
         base = dict(pod=pod, node=None, feasible=_EMPTY, evaluated=_EMPTY, failures={},
@@ -211,14 +326,28 @@ class Framework:
                     num_nodes_to_find=0, next_start_index=next_start_index)
         if num_all == 0:
             return ScheduleResult(**base, message=NO_NODES_AVAILABLE)
+        nominated = {n: ps for n, ps in (nominated or {}).items() if nominated_before(pod, ps)}
         cycle = Cycle(state, pod)
         rejection, names, skipped, subset_plugins = self.run_pre_filter(cycle)
         base.update(pre_filter_skipped=skipped, pre_filter_nodes=names)
         if rejection is not None:
             return ScheduleResult(**{**base, "pre_filter_status": rejection},
+                                  absent_status=rejection,
                                   message=fit_error_message(num_all, (), pre_filter_message=(
                                       rejection.message)))
-        candidates, absent = state.tree_order, None
+        early_failures: dict[int, Status] = {}
+        target = state.node_index.get(getattr(pod, "nominated_node_name", "") or "")
+        if target is not None:
+            status = self.filter_node_with_nominated(state, pod, target,
+                                                     nominated.get(target, ()), skipped)
+            if status.is_success:
+                return self._score(cycle, {**base, "feasible": np.array([target]),
+                                           "evaluated": np.array([target]),
+                                           "num_nodes_to_find": 1,
+                                           "nominated_fast_path": True}, tie_breaker,
+                                   always_score)
+            early_failures[target] = status
+        candidates, absent = state.tree_order, unresolvable()
         if names is not None:
             candidates = state.in_tree_order(names)
             absent = unresolvable(
@@ -235,20 +364,38 @@ class Framework:
             failures: dict[int, Status] = {}
         else:
             passed, first_failure, results = self.run_filter(cycle, walk, skipped)
+            statuses = {}
+            for i in np.flatnonzero(passed):
+                node = int(walk[i])
+                if node in nominated:  # the first pass, with the nominated pods
+                    status = self.filter_node(
+                        state.with_pods(added=[(p, node) for p in nominated[node]]), pod, node,
+                        skipped)
+                    if not status.is_success:
+                        passed[i], statuses[node] = False, status
             passing = np.flatnonzero(passed)
             cut = int(passing[to_find]) if len(passing) > to_find else n
             evaluated, feasible = walk[:cut], walk[:cut][passed[:cut]]
-            failures = {
-                int(walk[i]): results[first_failure[i]].status_at(i).with_plugin(
-                    self.points["filter"][first_failure[i]][0])
-                for i in np.flatnonzero(~passed[:cut])
-            }
+            failures = {}
+            for i in np.flatnonzero(~passed[:cut]):
+                node = int(walk[i])
+                failures[node] = statuses.get(node) or results[first_failure[i]].status_at(
+                    i).with_plugin(self.points["filter"][first_failure[i]][0])
+        failures = {**{k: v for k, v in early_failures.items() if k not in failures},
+                    **failures}
         base.update(feasible=feasible, evaluated=evaluated, failures=failures,
                     num_nodes_to_find=to_find,
                     next_start_index=(next_start_index + len(evaluated)) % num_all)
         if len(feasible) == 0:
             message = fit_error_message(num_all, failures.values(), absent=absent)
-            return ScheduleResult(**base, message=message)
+            return ScheduleResult(**base, message=message, absent_status=absent)
+        return self._score(cycle, base, tie_breaker, always_score)
+
+    def _score(self, cycle: Cycle, base: dict[str, Any], tie_breaker: TieBreaker | None,
+               always_score: bool) -> ScheduleResult:
+        """``prioritizeNodes`` and ``selectHost`` over the feasible nodes (none for one node,
+        unless ``always_score``)."""
+        feasible = base["feasible"]
         if len(feasible) == 1 and not always_score:
             return ScheduleResult(**{**base, "node": int(feasible[0]), "max_nodes": feasible})
         skipped_scores, raw, normalized, weighted = self.run_score(cycle, feasible)
@@ -266,6 +413,13 @@ class Framework:
                     normalized_scores=normalized, scores=weighted, totals=totals,
                     max_nodes=max_nodes)
         return ScheduleResult(**{**base, "node": chosen})
+
+
+def nominated_before(pod: Pod, nominated: Sequence[Pod]) -> list[Pod]:
+    """The nominated pods a pod's filters must leave room for: other pods with at least its
+    priority (``addGENominatedPods``)."""
+    return [p for p in nominated if p.priority >= pod.priority
+            and (p.uid != pod.uid if p.uid and pod.uid else p.key != pod.key)]
 
 
 def _unsatisfied(plugins: Sequence[str]) -> Status:

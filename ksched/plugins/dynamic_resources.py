@@ -13,7 +13,7 @@ import numpy as np
 
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
-from ksched.status import SKIP, Status
+from ksched.status import SKIP, Status, unschedulable
 
 
 def _require_no_claims(cycle: Cycle) -> None:
@@ -43,3 +43,23 @@ class DynamicResources:
 
     def normalize_score(self, cycle: Cycle, scores: np.ndarray) -> None:
         """``DefaultNormalizeScore(100, false)`` leaves all-zero scores at zero."""
+
+    def pre_enqueue(self, pod: Any) -> Status:
+        """Pods without claims are never held back."""
+        return Status()
+
+    def post_filter(self, cycle: Cycle, diagnosis: Any, handle: Any) -> tuple[None, Status]:
+        """``PostFilter``: with no claims allocated there is nothing to deallocate."""
+        _require_no_claims(cycle)
+        return None, unschedulable("no new claims to deallocate")
+
+    def reserve(self, cycle: Cycle, node: str) -> Status:
+        """No claims to reserve."""
+        return Status()
+
+    def unreserve(self, cycle: Cycle, node: str) -> None:
+        """Nothing was reserved."""
+
+    def pre_bind(self, cycle: Cycle, node: str) -> Status:
+        """No claim allocations to write."""
+        return Status()

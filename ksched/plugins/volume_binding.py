@@ -32,3 +32,15 @@ class VolumeBinding:
 
     def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
         return np.zeros(len(nodes), dtype=np.int64)
+
+    def reserve(self, cycle: Cycle, node: str) -> Status:
+        """``Reserve``: assumes the pod's PV bindings; pods with claims are not supported, so
+        there is nothing to assume."""
+        return Status()
+
+    def unreserve(self, cycle: Cycle, node: str) -> None:
+        """Nothing was assumed."""
+
+    def pre_bind(self, cycle: Cycle, node: str) -> Status:
+        """``PreBind``: no PV or PVC to bind."""
+        return Status()
