@@ -232,6 +232,7 @@ class _Preemptions:
         return nominated_pod
 
     def _update_pdbs(self, key: str, want: list[Mapping[str, Any]]) -> None:
+        self.assumer.sync()
         pods = list(self.assumer.state.pods)
         changed = []
         for i, pdb in enumerate(self.pdbs):

@@ -92,6 +92,9 @@ class Assumer:
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
         #: Per node, its pods' keys in ``NodeInfo.Pods`` order (built on first use).
         self._node_pods: list[list[str]] | None = None
+        #: Pod key -> log row (built on first use), and rows removed since the last sync.
+        self._rows: dict[str, int] | None = None
+        self._dead: set[int] = set()
 
     def assume(self, pod: Pod, node: int) -> None:
         """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does."""
@@ -113,6 +116,8 @@ class Assumer:
         count = len(self._log)
         if self._node_pods is not None:
             self._node_pods[node].append(pod.key)
+        if self._rows is not None:
+            self._rows[pod.key] = count
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
         self._log.append((pod, self.state.node_names[node]))
@@ -125,27 +130,32 @@ class Assumer:
         were added, except that removing a pod moves the node's last pod into its place."""
         if self._node_pods is None:
             self._node_pods = [[] for _ in range(self.state.num_nodes)]
-            for item, node in zip(self._log, self._pod_node[:len(self._log)]):
-                self._node_pods[node].append(_key(item))
+            for row, item in enumerate(self._log):
+                if row not in self._dead:
+                    self._node_pods[self._pod_node[row]].append(_key(item))
         return self._node_pods
+
+    def row_of(self, key: str) -> int | None:
+        """The log row of bound pod ``key`` (``None`` when it is not bound)."""
+        if self._rows is None:
+            self._rows = {_key(item): row for row, item in enumerate(self._log)
+                          if row not in self._dead}
+        return self._rows.get(key)
 
     def rows_on(self, node: int) -> list[int]:
         """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
         self.sync()
-        rows = {_key(item): i for i, item in enumerate(self._log)
-                if self._pod_node[i] == node}
-        return [rows[key] for key in self.node_pods()[node]]
+        return [self.row_of(key) for key in self.node_pods()[node]]
 
     def remove(self, keys: Iterable[str]) -> list[Pod]:
-        """Take bound pods off their nodes (``NodeInfo.RemovePod``); returns them."""
-        keys = set(keys)
-        order = self.node_pods()
-        state, removed, kept, kept_nodes = self.state, [], [], []
-        for item, node in zip(self._log, self._pod_node[:len(self._log)]):
-            if _key(item) not in keys:
-                kept.append(item)
-                kept_nodes.append(node)
+        """Take bound pods off their nodes (``NodeInfo.RemovePod``); returns them, bound.
+        The arrays change at once; the pod list drops them at the next :meth:`sync`."""
+        state, removed, order = self.state, [], self.node_pods()
+        for key in keys:
+            row = self.row_of(key)
+            if row is None:
                 continue
+            item, node = self._log[row], int(self._pod_node[row])
             pod = item[0] if type(item) is tuple else item
             requests = pod_requests(pod)
             for name, amount in requests.items():
@@ -157,22 +167,34 @@ class Assumer:
             for port in set(host_ports(pod)):
                 state.port_count[node, state.port_keys.index(port)] -= 1
             on_node = order[node]
-            at = on_node.index(pod.key)
+            at = on_node.index(key)
             on_node[at] = on_node[-1]
             on_node.pop()
-            removed.append(pod if type(item) is not tuple else attrs.evolve(
-                pod, node_name=state.node_names[node]))
-        self._log = kept
-        self._pod_node = np.array(kept_nodes + [0] * max(len(kept), 1024), dtype=np.int64)
-        self._affinity_pods = [i for i, item in enumerate(kept)
-                               if (item[0] if type(item) is tuple else item).has_pod_affinity]
-        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, len(kept)),
-                                  pod_node=self._pod_node[:len(kept)], match_cache={},
-                                  affinity_pods=tuple(self._affinity_pods))
+            del self._rows[key]
+            self._dead.add(row)
+            removed.append(attrs.evolve(pod, node_name=state.node_names[node]))
         return removed
 
+    def _compact(self) -> None:
+        """Drop removed pods from the log (renumbering rows)."""
+        keep = [row for row in range(len(self._log)) if row not in self._dead]
+        self._log = [self._log[row] for row in keep]
+        nodes = self._pod_node[keep]
+        self._pod_node = np.empty(max(2 * len(keep), 1024), dtype=np.int64)
+        self._pod_node[:len(keep)] = nodes
+        self._affinity_pods = [i for i, item in enumerate(self._log)
+                               if (item[0] if type(item) is tuple else item).has_pod_affinity]
+        self._dead, self._rows = set(), None
+        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, len(keep)),
+                                  pod_node=self._pod_node[:len(keep)], match_cache={},
+                                  affinity_pods=tuple(self._affinity_pods))
+
     def sync(self) -> None:
-        """Bring the state's pod list up to date with the recorded pods (O(1): views)."""
+        """Bring the state's pod list up to date with the recorded pods (O(1): views, unless
+        pods were removed since)."""
+        if self._dead:
+            self._compact()
+            return
         count = len(self._log)
         if count != len(self.state.pods):
             self.state = attrs.evolve(self.state, pods=BoundPods(self._log, count),
