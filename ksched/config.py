@@ -44,7 +44,7 @@ from ksched.plugins.inter_pod_affinity import InterPodAffinityArgs
 from ksched.plugins.node_affinity import NodeAffinityArgs
 from ksched.plugins.node_resources_fit import NodeResourcesFitArgs
 from ksched.plugins.pod_topology_spread import PodTopologySpreadArgs
-from ksched.profile import ALL_POINTS, Profile
+from ksched.profile import Profile
 from ksched.state import parse_go_int
 
 __all__ = ["API_VERSION", "KIND", "ConfigLoadError", "SchedulerConfig", "load_config"]

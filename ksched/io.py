@@ -86,6 +86,11 @@ def read_objects(source: Any) -> Objects:
                    tuple(workloads), tuple(classes), tuple(pdbs))
 
 
+#: The classes every API server creates (``pkg/apis/scheduling`` ``SystemPriorityClasses``).
+BUILTIN_PRIORITY_CLASSES = (PriorityClass("system-node-critical", 2000001000),
+                            PriorityClass("system-cluster-critical", 2000000000))
+
+
 def admit_priorities(pods: Iterable[Pod],
                      priority_classes: Iterable[PriorityClass]) -> tuple[Pod, ...]:
     """The pods as the Priority admission plugin (plugin/pkg/admission/priority) creates them.
@@ -95,7 +100,8 @@ def admit_priorities(pods: Iterable[Pod],
     else 0; the class's preemption policy applies unless the pod states one. Pods that have
     ``spec.priority`` were admitted already and come back unchanged.
     """
-    classes = {pc.name: pc for pc in priority_classes}
+    classes = {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES}
+    classes.update((pc.name, pc) for pc in priority_classes)
     default = min((pc for pc in classes.values() if pc.global_default),
                   key=lambda pc: pc.value, default=None)
     return tuple(_admit_priority(pod, classes, default) for pod in pods)

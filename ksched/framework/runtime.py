@@ -241,18 +241,18 @@ class Framework:
         for _, plugin in reversed(self.points["reserve"]):
             plugin.unreserve(cycle, node)
 
-    def run_permit(self, cycle: Cycle, node: str) -> tuple[Status, float]:
-        """``RunPermitPlugins``: a rejection stops; Wait statuses make the pod wait for the
-        longest of their timeouts (each capped at 15 minutes)."""
-        timeout = 0.0
-        waiting = False
+    def run_permit(self, cycle: Cycle, node: str) -> tuple[Status, dict[str, float]]:
+        """``RunPermitPlugins``: a rejection stops; otherwise the plugins that said Wait, each
+        with its timeout (capped at 15 minutes). The pod waits until all of them allow it, or
+        is rejected when the first timeout passes."""
+        waits: dict[str, float] = {}
         for name, plugin in self.points["permit"]:
-            status, wait = plugin.permit(cycle, node)
+            status, timeout = plugin.permit(cycle, node)
             if status.code == Code.WAIT:
-                waiting, timeout = True, max(timeout, min(wait, MAX_PERMIT_TIMEOUT))
-            elif not status.is_success:
-                return status.with_plugin(name), 0.0
-        return (Status(Code.WAIT), timeout) if waiting else (Status(), 0.0)
+                waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
+            elif not (status.is_success or status.is_skip):
+                return status.with_plugin(name), {}
+        return (Status(Code.WAIT), waits) if waits else (Status(), waits)
 
     def run_pre_bind(self, cycle: Cycle, node: str) -> Status:
         """``RunPreBindPlugins``: the first failure stops."""

@@ -1,0 +1,648 @@
+"""A time-driven simulation of kube-scheduler over a timeline of cluster events.
+
+The :class:`Simulator` feeds a :class:`~ksched.queue.SchedulingQueue` from a timeline (pods
+created, finishing or deleted; nodes added, cordoned or removed) and runs kube-scheduler's loop
+(``pkg/scheduler/schedule_one.go``) on a virtual clock: pop a pod, run the scheduling cycle,
+on success assume it and run Reserve, Permit and the binding cycle (PreBind, Bind, PostBind),
+on failure run PostFilter (DefaultPreemption) and hand the pod back to the queue. Cycles take
+no virtual time; the clock jumps to the next event, backoff expiry or queue flush.
+
+Pods whose cycle the compiled loop models exactly (no topology spreading or pod affinity
+counted, no nominated pods in the way) are scheduled by it, one at a time, on the same arrays
+the object-level framework uses for the others.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time as wallclock
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Node, Pod
+from ksched.constants import CPU, MEMORY
+from ksched.disruption import pdb_status
+from ksched.engine import Assumer, no_profile_reason
+from ksched.fast import FastPath, supports
+from ksched.framework.interfaces import Cycle, Handle
+from ksched.framework.runtime import Framework, ScheduleResult, SchedulingError, nominated_before
+from ksched.framework.tiebreak import TieBreaker
+from ksched.profile import default_profile
+from ksched.queue import QueuedPodInfo, SchedulingQueue
+from ksched.state import ClusterState
+from ksched.status import Code, with_post_filter
+
+EVENT_KINDS = ("create", "delete", "finish", "node-add", "node-remove", "cordon", "uncordon")
+#: Decision outcomes, in the event log's ``outcome`` field.
+BOUND, UNSCHEDULABLE, PREEMPTING, PREEMPTED = "bound", "unschedulable", "preempting", "preempted"
+FINISHED, DELETED, EVICTED, IGNORED = "finished", "deleted", "evicted", "ignored"
+WAITING, REJECTED = "waiting", "rejected"
+#: Cluster events handed to the queue (``framework.ClusterEvent`` labels).
+ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE = "AssignedPodDelete", "NodeAdd", "NodeUpdate"
+
+
+@attrs.frozen
+class Event:
+    """One timeline entry.
+
+    ``create`` takes ``pod`` (and optionally ``duration``: how long it runs once bound, after
+    which it finishes and frees its node); ``delete`` (the pod is deleted) and ``finish`` (it
+    completed) take ``name``, a pod key ``namespace/name``; ``node-add`` takes ``node``;
+    ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a node name.
+    """
+
+    time: float
+    kind: str = attrs.field(validator=attrs.validators.in_(EVENT_KINDS))
+    pod: Pod | None = None
+    node: Node | None = None
+    name: str = ""
+    duration: float | None = None
+
+
+@attrs.frozen
+class Decision:
+    """What happened to one pod at one virtual time."""
+
+    time: float
+    pod: str
+    outcome: str
+    node: str | None = None
+    reason: str = ""
+    victims: tuple[str, ...] = ()
+    attempt: int = 0
+
+    def to_record(self) -> dict[str, Any]:
+        record = {"time": self.time, "pod": self.pod, "outcome": self.outcome}
+        for name in ("node", "reason", "victims", "attempt"):
+            value = getattr(self, name)
+            if value:
+                record[name] = list(value) if name == "victims" else value
+        return record
+
+
+@attrs.frozen
+class Sample:
+    """The queue and the cluster at one virtual time."""
+
+    time: float
+    active: int
+    backoff: int
+    unschedulable: int
+    gated: int
+    running: int
+    cpu: float
+    memory: float
+
+
+@attrs.frozen(eq=False)
+class SimulationResult:
+    """The decisions in time order, the samples, the final cluster and where time went."""
+
+    decisions: tuple[Decision, ...]
+    samples: tuple[Sample, ...]
+    state: ClusterState
+    created: Mapping[str, float]
+    pending: tuple[Pod, ...]
+    wall_seconds: float
+    queue_seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        """Pods created and scheduled, p50/p99 virtual time to schedule, preemptions,
+        utilisation and the wall time (with the queue's share)."""
+        first_bound: dict[str, float] = {}
+        for d in self.decisions:
+            if d.outcome == BOUND and d.pod not in first_bound:
+                first_bound[d.pod] = d.time - self.created.get(d.pod, d.time)
+        waits = np.array(sorted(first_bound.values()), dtype=np.float64)
+        count = lambda outcome: sum(d.outcome == outcome for d in self.decisions)  # noqa: E731
+        quantile = (lambda q: float(np.quantile(waits, q, method="inverted_cdf"))  # noqa: E731
+                    if len(waits) else None)
+        return {
+            "pods_created": len(self.created),
+            "pods_scheduled": len(first_bound),
+            "pods_pending_at_end": len(self.pending),
+            "scheduling_attempts": count(BOUND) + count(UNSCHEDULABLE),
+            "unschedulable_attempts": count(UNSCHEDULABLE),
+            "preemptions": count(PREEMPTING),
+            "victims": count(PREEMPTED),
+            "time_to_schedule_p50": quantile(0.5),
+            "time_to_schedule_p99": quantile(0.99),
+            "cpu_utilisation_mean": _mean(s.cpu for s in self.samples),
+            "cpu_utilisation_max": max((s.cpu for s in self.samples), default=None),
+            "memory_utilisation_mean": _mean(s.memory for s in self.samples),
+            "memory_utilisation_max": max((s.memory for s in self.samples), default=None),
+            "virtual_seconds": self.samples[-1].time if self.samples else 0.0,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "queue_share": round(self.queue_seconds / self.wall_seconds, 4)
+            if self.wall_seconds else 0.0,
+        }
+
+    def event_log(self) -> Iterable[dict[str, Any]]:
+        """The decisions as JSON-ready records, in time order."""
+        return (d.to_record() for d in self.decisions)
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+class WaitingPods:
+    """Pods held at Permit (``framework.WaitingPod``): plugins allow or reject them through
+    ``cycle.data["waiting_pods"]``."""
+
+    def __init__(self, simulator: Simulator) -> None:
+        self._simulator = simulator
+
+    def keys(self) -> list[str]:
+        return list(self._simulator._waiting)
+
+    def pod(self, key: str) -> Pod:
+        return self._simulator._waiting[key].cycle.pod
+
+    def allow(self, key: str) -> None:
+        """``WaitingPod.Allow``: the pod goes on to bind (at the current virtual time)."""
+        self._simulator._allowed.append(key)
+
+    def reject(self, key: str, message: str, plugin: str = "") -> None:
+        """``WaitingPod.Reject``: the pod is unreserved and goes back to the queue."""
+        self._simulator._rejected.append((key, message, plugin))
+
+
+@attrs.define
+class _Waiting:
+    info: QueuedPodInfo
+    framework: Framework
+    cycle: Cycle
+    node: str
+    #: Permit plugins still to allow the pod, each with its deadline.
+    deadlines: dict[str, float] = attrs.field(factory=dict)
+
+    @property
+    def deadline(self) -> float:
+        return min(self.deadlines.values(), default=float("inf"))
+
+
+class Simulator:
+    """kube-scheduler's loop over a timeline, on a virtual clock.
+
+    Parameters
+    ----------
+    cluster : the cluster at time 0 (never modified).
+    profile : a :class:`Profile` or a :class:`~ksched.config.SchedulerConfig` (its backoff
+        settings included); default: the default profile.
+    pdbs : PodDisruptionBudgets (preemption respects them; their status is recomputed as
+        pods go, with ``replicas`` giving each controller's ``spec.replicas``).
+    seed : seeds the random tie-break (``tie_break="random"``) and preemption's offset.
+    start_time : the POSIX time of virtual time 0 (pods' ``status.startTime``).
+    sample_every : virtual seconds between queue-length and utilisation samples.
+    """
+
+    def __init__(self, cluster: ClusterState, *, profile: Any = None, pdbs: Sequence[Any] = (),
+                 replicas: Mapping[tuple[str, str, str], int] | None = None,
+                 seed: int | None = 0, tie_break: str = "round-robin",
+                 percentage_of_nodes_to_score: int | None = None, fast_path: bool = True,
+                 start_time: float = 0.0, sample_every: float = 60.0) -> None:
+        self.cluster = cluster
+        self.config = profile if hasattr(profile, "profiles") else None
+        profiles = self.config.profiles if self.config else [profile or default_profile()]
+        registry = self.config.registry if self.config else None
+        self.frameworks = {p.scheduler_name: Framework(p, registry) for p in profiles}
+        if percentage_of_nodes_to_score is None:
+            percentage_of_nodes_to_score = (self.config.percentage_of_nodes_to_score
+                                            if self.config else 0)
+        self.percentage = percentage_of_nodes_to_score or 0
+        self.pdbs = list(pdbs)
+        self.replicas = dict(replicas or {})
+        self.tie_breaker = TieBreaker(tie_break, seed)
+        self.rng = np.random.default_rng(seed)
+        self.use_fast_path = fast_path
+        self.start_time, self.sample_every = start_time, sample_every
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, events: Iterable[Event], *, until: float | None = None,
+            progress: Callable[[int], None] | None = None) -> SimulationResult:
+        """Play ``events`` (any order; equal times keep their order) until nothing is left to
+        do, or until virtual time ``until``."""
+        started = wallclock.perf_counter()
+        self._reset(list(events))
+        while True:
+            self._drain(progress)
+            upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
+                                    self._timed(self.queue.next_event_time),
+                                    min((w.deadline for w in self._waiting.values()),
+                                        default=None)) if t is not None]
+            if not upcoming:
+                break
+            next_time = max(min(upcoming), self.now)
+            if until is not None and next_time > until:
+                break
+            self.now = next_time
+            self._timed(self.queue.advance, self.now)
+            while self._timeline and self._timeline[0][0] <= self.now:
+                self._apply(heapq.heappop(self._timeline)[2])
+            self._expire_permits()
+            self._sample()
+        self._sample(force=True)
+        self.assumer.sync()
+        pending = tuple(pod for pod, _ in self.queue.pending_pods())
+        return SimulationResult(tuple(self._decisions), tuple(self._samples),
+                                self.assumer.frozen(), dict(self._created), pending,
+                                wallclock.perf_counter() - started, self._queue_seconds)
+
+    def _reset(self, events: list[Event]) -> None:
+        less = None
+        first = next(iter(self.frameworks.values()))
+        sorts = first.points["queueSort"]
+        if sorts and sorts[0][0] != "PrioritySort":
+            less = sorts[0][1].less
+        config = self.config
+        self.queue = SchedulingQueue(
+            initial_backoff=config.pod_initial_backoff_seconds if config else 1.0,
+            max_backoff=config.pod_max_backoff_seconds if config else 10.0, less=less)
+        self.now = 0.0
+        self._seq = itertools.count()
+        self._timeline: list[tuple[float, int, Event]] = []
+        for event in events:
+            self._push(event)
+        self._pending_specs = [e.pod for e in events if e.pod is not None]
+        self._nodes = list(self.cluster.nodes)
+        self._new_assumer(self.cluster)
+        self.counters = np.zeros(5, dtype=np.int64)
+        self._pods: dict[str, Pod] = {}
+        self._created: dict[str, float] = {}
+        self._durations: dict[str, float] = {}
+        #: When each bound pod with a duration finishes (a stale finish event is ignored).
+        self._finish_at: dict[str, float] = {}
+        self._waiting: dict[str, _Waiting] = {}
+        self._allowed: list[str] = []
+        self._rejected: list[tuple[str, str, str]] = []
+        self._decisions: list[Decision] = []
+        self._samples: list[Sample] = []
+        self._next_sample = 0.0
+        self._queue_seconds = 0.0
+        self.waiting_pods = WaitingPods(self)
+
+    def _new_assumer(self, state: ClusterState) -> None:
+        self.assumer = Assumer(state, self._pending_specs)
+        self.node_version = np.zeros(state.num_nodes, dtype=np.int64)
+        self.fast_paths: dict[int, FastPath | None] = {}
+        self._simple_classes: dict[tuple[int, int], bool] = {}
+
+    def _push(self, event: Event) -> None:
+        heapq.heappush(self._timeline, (float(event.time), next(self._seq), event))
+
+    def _timed(self, call: Callable[..., Any], *args: Any) -> Any:
+        began = wallclock.perf_counter()
+        try:
+            return call(*args)
+        finally:
+            self._queue_seconds += wallclock.perf_counter() - began
+
+    def _record(self, pod: str, outcome: str, **fields: Any) -> None:
+        self._decisions.append(Decision(self.now, pod, outcome, **fields))
+
+    def _sample(self, force: bool = False) -> None:
+        if not force and self.now < self._next_sample:
+            return
+        state = self.assumer.state
+        lengths = self.queue.lengths()
+        used = []
+        for name in (CPU, MEMORY):
+            column = state.resource_column(name)
+            total = int(state.allocatable[:, column].sum()) if column >= 0 else 0
+            used.append(float(state.requested[:, column].sum()) / total if total else 0.0)
+        self._samples.append(Sample(self.now, lengths["active"], lengths["backoff"],
+                                    lengths["unschedulable"], lengths["gated"],
+                                    len(self.assumer.state.pods) - len(self.assumer._dead),
+                                    used[0], used[1]))
+        while self._next_sample <= self.now:
+            self._next_sample += self.sample_every
+
+    # ------------------------------------------------------------------ timeline events
+
+    def _apply(self, event: Event) -> None:
+        if event.kind == "create":
+            self._create(event.pod, event.duration)
+        elif event.kind == "delete":
+            self._delete(event.name, DELETED)
+        elif event.kind == "finish":
+            if self._finish_at.get(event.name, event.time) == event.time:
+                self._delete(event.name, FINISHED)
+        elif event.kind == "node-add":
+            self._nodes.append(event.node)
+            self._rebuild(NODE_ADD)
+        else:
+            self._change_node(event.kind, event.name)
+
+    def _create(self, pod: Pod, duration: float | None) -> None:
+        key = pod.key
+        self._created.setdefault(key, self.now)
+        if duration is not None:
+            self._durations[key] = float(duration)
+        if pod.scheduler_name not in self.frameworks:
+            self._record(key, IGNORED, reason=no_profile_reason(pod))
+            return
+        self._pods[key] = pod
+        self._timed(self.queue.add, pod)
+
+    def _delete(self, key: str, outcome: str) -> None:
+        """A pod goes away: off its node (freeing it), out of the queue, or out of Permit."""
+        pod = self._pods.pop(key, None)
+        if pod is None:
+            return
+        self._finish_at.pop(key, None)
+        if key in self._waiting:
+            self._unreserve(self._waiting.pop(key), forget=True)
+        if self.assumer.row_of(key) is not None:
+            node = self._remove_bound([key])[0].node_name
+            self._record(key, outcome, node=node)
+            self._timed(self.queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
+        else:
+            self._timed(self.queue.delete, pod)
+            self._record(key, outcome)
+
+    def _remove_bound(self, keys: Sequence[str]) -> list[Pod]:
+        removed = self.assumer.remove(keys)
+        for pod in removed:
+            self.node_version[self.assumer.state.node_index[pod.node_name]] += 1
+        for fast in filter(None, self.fast_paths.values()):
+            fast.fail_epoch[:] = -1
+        if removed and self.pdbs:
+            self._update_pdbs()
+        return removed
+
+    def _update_pdbs(self) -> None:
+        self.assumer.sync()
+        pods = list(self.assumer.state.pods)
+        self.pdbs = [pdb_status(pdb, pods, self.replicas) for pdb in self.pdbs]
+
+    def _change_node(self, kind: str, name: str) -> None:
+        index = next((i for i, n in enumerate(self._nodes) if n.name == name), None)
+        if index is None:
+            return
+        if kind == "node-remove":
+            self.assumer.sync()
+            for pod in [p for p in self.assumer.state.pods if p.node_name == name]:
+                self._delete(pod.key, EVICTED)
+            del self._nodes[index]
+            self._rebuild(None)
+            return
+        self._nodes[index] = attrs.evolve(self._nodes[index], unschedulable=kind == "cordon")
+        self._rebuild(NODE_UPDATE)
+
+    def _rebuild(self, event: str | None) -> None:
+        """New columns for a changed node list; the bound pods stay where they are."""
+        self.assumer.sync()
+        old = self.assumer.state
+        state = ClusterState.from_records(self._nodes, list(old.pods),
+                                          namespaces=old.namespaces, objects=old.objects)
+        self._new_assumer(state)
+        if event is not None:
+            self._timed(self.queue.move_all_to_active_or_backoff, event)
+
+    # ------------------------------------------------------------------ the scheduling loop
+
+    def _drain(self, progress: Callable[[int], None] | None) -> None:
+        while True:
+            self._settle_permits()
+            info = self._timed(self.queue.pop)
+            if info is None:
+                return
+            pod = self._pods.get(info.key)
+            if pod is None or self.assumer.row_of(info.key) is not None:
+                self._timed(self.queue.done, info.key)
+                continue
+            info.pod = pod
+            self._schedule(info, pod)
+            if progress is not None:
+                progress(1)
+
+    def _nominated_rows(self) -> dict[int, list[Pod]]:
+        index = self.assumer.state.node_index
+        return {index[node]: pods for node, pods in self.queue._nominated.items()
+                if node in index}
+
+    def _schedule(self, info: QueuedPodInfo, pod: Pod) -> None:
+        """``ScheduleOne``: find a node; assume and bind, or run PostFilter and requeue."""
+        framework = self.frameworks[pod.scheduler_name]
+        nominated = self._nominated_rows()
+        placed = attrs.evolve(pod, start_time=self.start_time + self.now, nominated_node_name="")
+        node = self._fast(framework, pod, placed, nominated)
+        diagnosis = None
+        if node is None:
+            try:
+                diagnosis = self._framework_cycle(framework, pod, placed, nominated)
+            except SchedulingError as exc:
+                self._record(info.key, UNSCHEDULABLE, reason=str(exc), attempt=info.attempts)
+                self._timed(self.queue.add_unschedulable_if_not_present, info,
+                            self.queue.scheduling_cycle)
+                return
+            node = diagnosis.node
+        if node is None:
+            self._fail(info, framework, pod, diagnosis)
+            return
+        self._timed(self.queue.delete_nominated, pod)
+        self._pods[info.key] = placed
+        self._reserve_and_permit(info, framework, Cycle(self.assumer.state, placed),
+                                 self.assumer.state.node_names[node])
+
+    def _fast(self, framework: Framework, pod: Pod, placed: Pod,
+              nominated: Mapping[int, list[Pod]]) -> int | None:
+        """The compiled loop's placement (assumed), or ``None``: use the framework."""
+        if not self.use_fast_path or pod.nominated_node_name or any(
+                nominated_before(pod, pods) for pods in nominated.values()):
+            return None
+        key = id(framework)
+        if key not in self.fast_paths:
+            self.fast_paths[key] = (FastPath(framework, self.assumer.state, self.node_version)
+                                    if supports(framework) else None)
+        fast = self.fast_paths[key]
+        if fast is None:
+            return None
+        c = fast.class_of(pod, self.assumer.state)
+        if c is None or not self._simple(fast, c):
+            return None
+        classes = np.array([c], dtype=np.int64)
+        out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        percentage = framework.profile.percentage_of_nodes_to_score
+        self.tie_breaker.reserve(1)
+        self._sync_tie_breaker(to_counters=True)
+        fast.run(self.assumer.state, classes, 0, self.percentage if percentage is None
+                 else percentage, self.tie_breaker.code, self.tie_breaker.draws, self.counters,
+                 out_node, out_start)
+        self._sync_tie_breaker(to_counters=False)
+        if out_node[0] < 0:  # diagnosed by the framework, from the same start index
+            self.counters[0] = out_start[0]
+            return None
+        self.assumer.record(placed, int(out_node[0]))
+        return int(out_node[0])
+
+    def _simple(self, fast: FastPath, c: int) -> bool:
+        """Whether a class's cycle counts no pods (no spreading, no pod affinity): then
+        departures cannot leave the loop's counters stale."""
+        key = (id(fast), c)
+        if key not in self._simple_classes:
+            t = fast.tables
+            self._simple_classes[key] = not (t.spread[c] or t.soft_spread[c] or t.ipa_affinity[c]
+                                             or t.ipa_anti[c] or t.ipa_existing[c]
+                                             or t.ipa_score[c])
+        return self._simple_classes[key]
+
+    def _sync_tie_breaker(self, to_counters: bool) -> None:
+        tb = self.tie_breaker
+        if to_counters:
+            self.counters[1], self.counters[3] = tb.last_node_index, tb.next_draw
+        else:
+            tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
+
+    def _framework_cycle(self, framework: Framework, pod: Pod, placed: Pod,
+                         nominated: Mapping[int, list[Pod]]) -> ScheduleResult:
+        self.assumer.sync()
+        outcome = framework.schedule_one(
+            self.assumer.state, pod, next_start_index=int(self.counters[0]),
+            percentage_of_nodes_to_score=self.percentage, tie_breaker=self.tie_breaker,
+            nominated=nominated)
+        if not outcome.nominated_fast_path:
+            self.counters[0] = outcome.next_start_index
+        self.counters[4] += len(outcome.evaluated)
+        if outcome.node is not None:
+            self.assumer.assume(placed, outcome.node)
+            self.counters[2] += 1
+            self.node_version[outcome.node] += 1
+        return outcome
+
+    # ------------------------------------------------------------------ after the cycle
+
+    def _fail(self, info: QueuedPodInfo, framework: Framework, pod: Pod,
+              diagnosis: ScheduleResult) -> None:
+        """``handleSchedulingFailure`` after PostFilter: nominate, evict, requeue."""
+        message = diagnosis.message
+        if framework.points["postFilter"] and diagnosis.message != "no nodes available to " \
+                "schedule pods":
+            handle = Handle(framework, nominated=self._nominated_rows(), pdbs=tuple(self.pdbs),
+                            node_pods=self.assumer.rows_on, rng=self.rng)
+            result, status = framework.run_post_filter(Cycle(self.assumer.state, pod), diagnosis,
+                                                       handle)
+            message = with_post_filter(diagnosis.message, status)
+            if result is not None and result.nominated_node:
+                self._preempt(pod, result.nominated_node, result.victims, info.attempts)
+            if result is not None and result.nominated_node is not None:
+                pod = attrs.evolve(pod, nominated_node_name=result.nominated_node)
+                self._pods[info.key] = info.pod = pod
+                self._timed(self.queue.add_nominated, pod, result.nominated_node)
+        self._record(info.key, UNSCHEDULABLE, reason=message, attempt=info.attempts)
+        info.unschedulable_plugins = diagnosis.unschedulable_plugins
+        self._timed(self.queue.add_unschedulable_if_not_present, info,
+                    self.queue.scheduling_cycle)
+
+    def _preempt(self, pod: Pod, node: str, victims: Sequence[Pod], attempt: int) -> None:
+        """``prepareCandidate``: evict the victims, clear lower-priority nominations there."""
+        keys = [v.key for v in victims]
+        self._record(pod.key, PREEMPTING, node=node, victims=tuple(keys), attempt=attempt)
+        for key in keys:
+            if key in self._waiting:
+                self._reject_waiting(key, "preempted", "")
+            self._pods.pop(key, None)
+            self._finish_at.pop(key, None)
+        for victim in self._remove_bound(keys):
+            self._record(victim.key, PREEMPTED, node=victim.node_name,
+                         reason=f"preempted by {pod.key}")
+        self._timed(self.queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
+        for other in self.queue.nominated_pods_for_node(node):
+            if other.priority < pod.priority:
+                cleared = attrs.evolve(other, nominated_node_name="")
+                self._timed(self.queue.delete_nominated, other)
+                if other.key in self._pods:
+                    self._pods[other.key] = cleared
+
+    def _reserve_and_permit(self, info: QueuedPodInfo, framework: Framework, cycle: Cycle,
+                            node: str) -> None:
+        status = framework.run_reserve(cycle, node)
+        if not status.is_success:
+            self._unreserve(_Waiting(info, framework, cycle, node), forget=True,
+                            reason=status.message, plugin=status.plugin)
+            return
+        cycle.data["waiting_pods"] = self.waiting_pods
+        status, waits = framework.run_permit(cycle, node)
+        if status.code == Code.WAIT:
+            self._waiting[info.key] = _Waiting(info, framework, cycle, node, {
+                plugin: self.now + timeout for plugin, timeout in waits.items()})
+            self._record(info.key, WAITING, node=node, attempt=info.attempts)
+        elif not status.is_success:
+            self._unreserve(_Waiting(info, framework, cycle, node), forget=True,
+                            reason=status.message, plugin=status.plugin)
+        else:
+            self._bind(info, framework, cycle, node)
+
+    def _bind(self, info: QueuedPodInfo, framework: Framework, cycle: Cycle, node: str) -> None:
+        """The binding cycle: PreBind, Bind, PostBind (``bindingCycle``)."""
+        self._timed(self.queue.done, info.key)
+        status = framework.run_pre_bind(cycle, node)
+        if status.is_success:
+            status = framework.run_bind(cycle, node)
+        if not status.is_success:
+            self._unreserve(_Waiting(info, framework, cycle, node), forget=True,
+                            reason=status.message or "binding failed", plugin=status.plugin)
+            self._timed(self.queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
+            return
+        framework.run_post_bind(cycle, node)
+        key = info.key
+        self._record(key, BOUND, node=node, attempt=info.attempts)
+        if key in self._durations:
+            self._finish_at[key] = self.now + self._durations[key]
+            self._push(Event(self._finish_at[key], "finish", name=key))
+
+    def _unreserve(self, waiting: _Waiting, forget: bool, reason: str = "",
+                   plugin: str = "") -> None:
+        """Unreserve in reverse order, forget the assumed pod, and requeue it (with backoff,
+        as after an error) unless it was deleted."""
+        waiting.framework.run_unreserve(waiting.cycle, waiting.node)
+        key = waiting.info.key
+        if forget and self.assumer.row_of(key) is not None:
+            self._remove_bound([key])
+        if key not in self._pods:
+            self._timed(self.queue.done, key)
+            return
+        self._pods[key] = waiting.info.pod
+        self._record(key, REJECTED, node=waiting.node, reason=reason,
+                     attempt=waiting.info.attempts)
+        waiting.info.unschedulable_plugins = frozenset({plugin} if plugin else ())
+        self._timed(self.queue.add_unschedulable_if_not_present, waiting.info,
+                    self.queue.scheduling_cycle)
+
+    # ------------------------------------------------------------------ Permit waits
+
+    def _settle_permits(self) -> None:
+        while self._allowed or self._rejected:
+            if self._allowed:
+                key = self._allowed.pop(0)
+                waiting = self._waiting.pop(key, None)
+                if waiting is not None:
+                    self._bind(waiting.info, waiting.framework, waiting.cycle, waiting.node)
+            else:
+                self._reject_waiting(*self._rejected.pop(0))
+
+    def _reject_waiting(self, key: str, message: str, plugin: str) -> None:
+        waiting = self._waiting.pop(key, None)
+        if waiting is not None:
+            self._unreserve(waiting, forget=True, reason=message, plugin=plugin)
+
+    def _expire_permits(self) -> None:
+        """A waiting pod whose first Permit timeout passed is rejected by that plugin."""
+        for key, waiting in list(self._waiting.items()):
+            if waiting.deadline <= self.now:
+                plugin = min(waiting.deadlines, key=waiting.deadlines.get)
+                waited = waiting.deadlines[plugin] - (waiting.cycle.pod.start_time
+                                                      - self.start_time)
+                self._reject_waiting(key, f"rejected due to timeout after waiting {waited:g}s "
+                                          f"at plugin {plugin}", plugin)
+
+
+__all__ = ["Simulator", "SimulationResult", "Event", "Decision", "Sample", "WaitingPods",
+           "EVENT_KINDS"]
