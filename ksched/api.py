@@ -345,6 +345,9 @@ class Workload:
     name: str
     namespace: str = "default"
     selector: LabelSelector | None = None
+    #: ``spec.replicas`` of a ReplicaSet, StatefulSet or ReplicationController (default 1);
+    #: the disruption controller's expected pod count.
+    replicas: int | None = None
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> Workload:
@@ -358,7 +361,11 @@ class Workload:
             selector = LabelSelector(r.string_map(raw, "spec.selector"))
         else:
             selector = _label_selector(r, raw, "spec.selector")
-        return cls(str(kind), meta["name"], meta.get("namespace") or "default", selector)
+        replicas = None
+        if kind != "Service":
+            replicas = r.integer(spec.get("replicas"), "spec.replicas", 1)
+        return cls(str(kind), meta["name"], meta.get("namespace") or "default", selector,
+                   replicas)
 
 
 @attrs.frozen

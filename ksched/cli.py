@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
 from collections.abc import Sequence
+
+import attrs
 
 from ksched.errors import KschedError
 
@@ -75,6 +78,55 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    import ksched
+    from ksched.io import read_objects
+    from ksched.simulator import Simulator
+    from ksched.timeline import arrivals_at_once, day_of_churn, load_events
+
+    config = _configuration(args)
+    pdbs, replicas, classes = (), {}, ()
+    if args.cluster == "day-of-churn":
+        cluster, events = day_of_churn(args.nodes, args.arrivals, seed=args.seed or 0)
+    else:
+        objects = read_objects(args.cluster)
+        cluster = ksched.cluster_from_objects(objects)
+        pdbs, classes = objects.pod_disruption_budgets, objects.priority_classes
+        replicas = {(w.namespace, w.kind, w.name): w.replicas for w in objects.workloads
+                    if w.replicas is not None}
+        events = (load_events(args.events) if args.events
+                  else arrivals_at_once(objects.pending_pods))
+    simulator = Simulator(cluster, profile=config, pdbs=pdbs, replicas=replicas,
+                          priority_classes=classes,
+                          seed=args.seed, tie_break=args.tie_break,
+                          sample_every=args.sample_every)
+    result = simulator.run(events, until=args.until)
+    with _output(args.log) as out:
+        for record in result.event_log():
+            out.write(json.dumps(record) + "\n")
+    if args.samples:
+        with open(args.samples, "w", encoding="utf-8") as out:
+            for sample in result.samples:
+                out.write(json.dumps(attrs.asdict(sample)) + "\n")
+    summary = json.dumps(result.summary(), indent=1)
+    if args.summary:
+        with open(args.summary, "w", encoding="utf-8") as out:
+            out.write(summary + "\n")
+    else:
+        print(summary, file=sys.stderr)
+    return 0
+
+
+@contextlib.contextmanager
+def _output(path: str | None):
+    """An open text file for ``path``, or standard output for ``None`` / ``-``."""
+    if path in (None, "-"):
+        yield sys.stdout
+        return
+    with open(path, "w", encoding="utf-8") as out:
+        yield out
+
+
 def _demo(args: argparse.Namespace) -> int:
     from ksched.demo import run_demo
 
@@ -138,6 +190,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print upstream scheduler_perf's dataItems shape")
     p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
     p.set_defaults(func=_bench)
+
+    p = sub.add_parser("simulate", help="run the scheduler over a timeline of cluster events")
+    p.add_argument("cluster", help="nodes, running pods, PriorityClasses, PDBs (file or folder), "
+                                   "or 'day-of-churn' for a generated day")
+    p.add_argument("--events", help="timeline: JSON lines / JSON / YAML list of events "
+                                    "(default: the cluster's pending pods, created at time 0)")
+    p.add_argument("--until", type=float, default=None, help="stop at this virtual second")
+    p.add_argument("--log", help="write the event log (JSON lines) here (default: stdout)")
+    p.add_argument("--summary", help="write the summary (JSON) here (default: stderr)")
+    p.add_argument("--samples", help="write queue lengths and utilisation over time here")
+    p.add_argument("--sample-every", type=float, default=60.0, help="virtual seconds")
+    p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--nodes", type=int, default=5000, help="day-of-churn: nodes")
+    p.add_argument("--arrivals", type=int, default=100_000, help="day-of-churn: pods")
+    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.set_defaults(func=_simulate)
 
     p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")
     p.add_argument("--nodes", type=int, default=5000)

@@ -131,7 +131,7 @@ def _replay(trace: Mapping[str, Any]) -> int:
                for p in read_objects(list(inputs["pending_pods"])
                                      + list(inputs.get("priority_classes", []))).pods}
     assumer = Assumer(cluster_from_objects(objects), pending.values())
-    cluster = _Preemptions(objects, inputs, assumer)
+    cluster = _Preemptions(objects, assumer)
     next_start = 0
     decisions = 0
     for expected in trace["output"]["results"]:
@@ -171,12 +171,11 @@ def _timestamp(text: str | None) -> float | None:
 class _Preemptions:
     """What preemption traces add to a replay: nominations, PDBs and evictions."""
 
-    def __init__(self, objects: Any, inputs: Mapping[str, Any], assumer: Assumer) -> None:
+    def __init__(self, objects: Any, assumer: Assumer) -> None:
         self.assumer = assumer
         self.pdbs = list(objects.pod_disruption_budgets)
-        self.replicas = {(o["metadata"].get("namespace", "default"), o["kind"],
-                          o["metadata"]["name"]): o.get("spec", {}).get("replicas", 1)
-                         for o in inputs.get("replica_sets", [])}
+        self.replicas = {(w.namespace, w.kind, w.name): w.replicas for w in objects.workloads
+                         if w.replicas is not None}
         #: Node row -> the pods nominated to it (the scheduling queue's nominator).
         self.nominated: dict[int, list[Pod]] = {}
 

@@ -28,6 +28,7 @@ from ksched.constants import CPU, MEMORY
 from ksched.disruption import pdb_status
 from ksched.engine import Assumer, no_profile_reason
 from ksched.fast import FastPath, supports
+from ksched.io import admit_priorities
 from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import Framework, ScheduleResult, SchedulingError, nominated_before
 from ksched.framework.tiebreak import TieBreaker
@@ -36,7 +37,8 @@ from ksched.queue import QueuedPodInfo, SchedulingQueue
 from ksched.state import ClusterState
 from ksched.status import Code, with_post_filter
 
-EVENT_KINDS = ("create", "delete", "finish", "node-add", "node-remove", "cordon", "uncordon")
+EVENT_KINDS = ("create", "update", "delete", "finish", "node-add", "node-remove", "cordon",
+               "uncordon")
 #: Decision outcomes, in the event log's ``outcome`` field.
 BOUND, UNSCHEDULABLE, PREEMPTING, PREEMPTED = "bound", "unschedulable", "preempting", "preempted"
 FINISHED, DELETED, EVICTED, IGNORED = "finished", "deleted", "evicted", "ignored"
@@ -50,7 +52,8 @@ class Event:
     """One timeline entry.
 
     ``create`` takes ``pod`` (and optionally ``duration``: how long it runs once bound, after
-    which it finishes and frees its node); ``delete`` (the pod is deleted) and ``finish`` (it
+    which it finishes and frees its node); ``update`` takes the new ``pod`` of a pending pod
+    (removing its scheduling gates, say); ``delete`` (the pod is deleted) and ``finish`` (it
     completed) take ``name``, a pod key ``namespace/name``; ``node-add`` takes ``node``;
     ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a node name.
     """
@@ -197,6 +200,8 @@ class Simulator:
         settings included); default: the default profile.
     pdbs : PodDisruptionBudgets (preemption respects them; their status is recomputed as
         pods go, with ``replicas`` giving each controller's ``spec.replicas``).
+    priority_classes : PriorityClasses; created pods without ``spec.priority`` are admitted
+        with them (the Priority admission plugin).
     seed : seeds the random tie-break (``tie_break="random"``) and preemption's offset.
     start_time : the POSIX time of virtual time 0 (pods' ``status.startTime``).
     sample_every : virtual seconds between queue-length and utilisation samples.
@@ -204,6 +209,7 @@ class Simulator:
 
     def __init__(self, cluster: ClusterState, *, profile: Any = None, pdbs: Sequence[Any] = (),
                  replicas: Mapping[tuple[str, str, str], int] | None = None,
+                 priority_classes: Sequence[Any] = (),
                  seed: int | None = 0, tie_break: str = "round-robin",
                  percentage_of_nodes_to_score: int | None = None, fast_path: bool = True,
                  start_time: float = 0.0, sample_every: float = 60.0) -> None:
@@ -217,6 +223,7 @@ class Simulator:
                                             if self.config else 0)
         self.percentage = percentage_of_nodes_to_score or 0
         self.pdbs = list(pdbs)
+        self.priority_classes = tuple(priority_classes)
         self.replicas = dict(replicas or {})
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
@@ -233,6 +240,7 @@ class Simulator:
         self._reset(list(events))
         while True:
             self._drain(progress)
+            self._sample()
             upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
                                     self._timed(self.queue.next_event_time),
                                     min((w.deadline for w in self._waiting.values()),
@@ -247,7 +255,6 @@ class Simulator:
             while self._timeline and self._timeline[0][0] <= self.now:
                 self._apply(heapq.heappop(self._timeline)[2])
             self._expire_permits()
-            self._sample()
         self._sample(force=True)
         self.assumer.sync()
         pending = tuple(pod for pod, _ in self.queue.pending_pods())
@@ -329,6 +336,8 @@ class Simulator:
     def _apply(self, event: Event) -> None:
         if event.kind == "create":
             self._create(event.pod, event.duration)
+        elif event.kind == "update":
+            self._update(event.pod)
         elif event.kind == "delete":
             self._delete(event.name, DELETED)
         elif event.kind == "finish":
@@ -341,6 +350,7 @@ class Simulator:
             self._change_node(event.kind, event.name)
 
     def _create(self, pod: Pod, duration: float | None) -> None:
+        pod = admit_priorities([pod], self.priority_classes)[0]
         key = pod.key
         self._created.setdefault(key, self.now)
         if duration is not None:
@@ -350,6 +360,17 @@ class Simulator:
             return
         self._pods[key] = pod
         self._timed(self.queue.add, pod)
+
+    def _update(self, pod: Pod) -> None:
+        """A pending pod changed (``Update``); changes to bound pods are not modelled."""
+        pod = admit_priorities([pod], self.priority_classes)[0]
+        old = self._pods.get(pod.key)
+        if old is None or self.assumer.row_of(pod.key) is not None or pod.key in self._waiting:
+            return
+        if old.nominated_node_name and not pod.nominated_node_name:
+            pod = attrs.evolve(pod, nominated_node_name=old.nominated_node_name)
+        self._pods[pod.key] = pod
+        self._timed(self.queue.update, old, pod)
 
     def _delete(self, key: str, outcome: str) -> None:
         """A pod goes away: off its node (freeing it), out of the queue, or out of Permit."""

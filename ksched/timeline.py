@@ -3,6 +3,7 @@
 A timeline file is JSON lines, a JSON list or a YAML list of events::
 
     {"time": 0,    "kind": "create", "pod": {<v1.Pod>}, "duration": 600}
+    {"time": 20,   "kind": "update", "pod": {<v1.Pod, its scheduling gates removed>}}
     {"time": 30,   "kind": "delete", "pod": "default/web-1"}
     {"time": 60,   "kind": "node-add", "node": {<v1.Node>}}
     {"time": 90,   "kind": "cordon", "node": "node-7"}
@@ -68,7 +69,7 @@ def event_from_record(record: Any, index: int = 0) -> Event:
                                  or not isinstance(duration, int | float) or duration < 0):
         raise InvalidObjectError(where, "duration", f"must be a number of seconds >= 0, got "
                                                     f"{duration!r}")
-    if kind == "create":
+    if kind in ("create", "update"):
         return Event(at, kind, pod=Pod.from_manifest(_object(record, "pod", where)),
                      duration=duration)
     if kind == "node-add":
