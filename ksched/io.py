@@ -98,7 +98,8 @@ def admit_priorities(pods: Iterable[Pod],
     A pod without ``spec.priority`` takes the value of its ``priorityClassName`` (an unknown
     name is an error) or else of the global default class (the lowest-valued one if several),
     else 0; the class's preemption policy applies unless the pod states one. Pods that have
-    ``spec.priority`` were admitted already and come back unchanged.
+    ``spec.priority`` (or records made with a non-zero ``priority``) were admitted already and
+    come back unchanged.
     """
     classes = {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES}
     classes.update((pc.name, pc) for pc in priority_classes)
@@ -109,7 +110,7 @@ def admit_priorities(pods: Iterable[Pod],
 
 def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
                     default: PriorityClass | None) -> Pod:
-    if pod.priority_set:
+    if pod.priority_set or pod.priority:  # a record made with a priority states it
         return pod
     pc = default
     if pod.priority_class_name:

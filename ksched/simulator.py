@@ -234,19 +234,20 @@ class Simulator:
 
     def run(self, events: Iterable[Event], *, until: float | None = None,
             progress: Callable[[int], None] | None = None) -> SimulationResult:
-        """Play ``events`` (any order; equal times keep their order) until nothing is left to
-        do, or until virtual time ``until``."""
+        """Play ``events`` (any order; equal times keep their order) until virtual time
+        ``until``, or until the timeline is over and no pod waits at Permit: after that nothing
+        changes, so pods still pending would only fail again."""
         started = wallclock.perf_counter()
         self._reset(list(events))
         while True:
             self._drain(progress)
             self._sample()
+            if not self._timeline and not self._waiting:
+                break  # nothing can change any more: retrying the pods left changes nothing
             upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
                                     self._timed(self.queue.next_event_time),
                                     min((w.deadline for w in self._waiting.values()),
                                         default=None)) if t is not None]
-            if not upcoming:
-                break
             next_time = max(min(upcoming), self.now)
             if until is not None and next_time > until:
                 break

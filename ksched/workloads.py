@@ -92,6 +92,16 @@ def scheduling_basic(nodes: int, running: int, pending: int) -> tuple[ClusterSta
     return cluster, replicas(default_pod("pod"), pending)
 
 
+def preemption_basic(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """PreemptionBasic: nodes full of low-priority pods (900m each, priority 0) and
+    high-priority pods (3 cpu, priority 10) that fit only by evicting some."""
+    node_list = [default_node(i) for i in range(nodes)]
+    bound = [default_pod(f"low-{i}", "sched-setup", node_name=node_list[i % nodes].name,
+                         requests={CPU: 900}, start_time=float(i)) for i in range(running)]
+    cluster = ClusterState.from_records(node_list, bound)
+    return cluster, replicas(default_pod("high", requests={CPU: 3000}, priority=10), pending)
+
+
 def node_affinity(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
     """SchedulingNodeAffinity: half the nodes carry ``zone1``, pods require it."""
     node_list = [default_node(i, labels={"perf/zone": "zone1" if i % 2 == 0 else "zone2"})

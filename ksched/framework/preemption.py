@@ -39,6 +39,8 @@ class Evaluator:
         """``Preempt``: ``(None, Unschedulable)`` when the pod may not preempt;
         ``("" nominated, Unschedulable)`` when no node helps; else the chosen node."""
         state, pod = cycle.state, cycle.pod
+        if not cycle.data:  # the cycle state PreFilter left (the dry run reuses it)
+            self.handle.framework.run_pre_filter(cycle)
         nominated_row = state.node_index.get(getattr(pod, "nominated_node_name", "") or "")
         nominated_status = diagnosis.status_of(nominated_row) if nominated_row is not None \
             else None

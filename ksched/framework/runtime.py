@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ksched.api import Pod
-from ksched.constants import MAX_NODE_SCORE, MIN_NODE_SCORE
+from ksched.constants import MAX_NODE_SCORE, MIN_NODE_SCORE, PODS
 from ksched.errors import ConfigError, KschedError
 from ksched.framework.interfaces import (
     Cycle,
@@ -30,6 +30,7 @@ from ksched.framework.interfaces import (
 from ksched.framework.registry import Registry
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import ALL_POINTS, Profile, num_feasible_nodes_to_find
+from ksched.resources import pod_requests
 from ksched.state import ClusterState
 from ksched.status import (
     NO_NODES_AVAILABLE,
@@ -41,6 +42,9 @@ from ksched.status import (
 )
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+#: Filters whose verdict depends on the node alone, never on the pods on it.
+NODE_STATIC_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
+                                 "NodeAffinity"})
 #: ``maxTimeout``: the longest a Permit plugin may make a pod wait, in seconds.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
 
@@ -293,17 +297,62 @@ class Framework:
 
     def filter_node_with_nominated(self, state: ClusterState, pod: Pod, node: int,
                                    nominated: Sequence[Pod],
-                                   skipped: frozenset[str] = frozenset()) -> Status:
-        """``RunFilterPluginsWithNominatedPods``: with the pods nominated to the node that
-        have at least the pod's priority added (``addGENominatedPods``), then without; both
-        passes must succeed."""
+                                   skipped: frozenset[str] = frozenset(),
+                                   removed: Sequence[int] = (),
+                                   cycle: Cycle | None = None) -> Status:
+        """``RunFilterPluginsWithNominatedPods`` on a copy of the node without the pods at
+        rows ``removed``: with the pods nominated to the node that have at least the pod's
+        priority added (``addGENominatedPods``), then without; both passes must succeed.
+
+        When only NodeResourcesFit of the filters that run looks at pods, the copies are
+        just request arithmetic (``cycle``, on ``state``, carries what is reused)."""
         others = nominated_before(pod, nominated)
+        if self.resource_only(skipped):
+            cycle = cycle or Cycle(state, pod)
+            delta = -sum((request_vector(state, state.pods[r]) for r in removed),
+                         np.zeros(len(state.resource_names), dtype=np.int64))
+            if others:
+                added = sum(request_vector(state, p) for p in others)
+                status = self.filter_changed(cycle, node, delta + added, skipped)
+                if not status.is_success:
+                    return status
+            return self.filter_changed(cycle, node, delta, skipped)
+        if removed:
+            state = state.with_pods(removed=removed)
         if others:
             status = self.filter_node(state.with_pods(added=[(p, node) for p in others]), pod,
                                       node, skipped)
             if not status.is_success:
                 return status
         return self.filter_node(state, pod, node, skipped)
+
+    def resource_only(self, skipped: frozenset[str]) -> bool:
+        """Whether, of the filters that run, only NodeResourcesFit depends on the node's pods
+        (the others are node-static or skipped for this pod)."""
+        return all(name in NODE_STATIC_FILTERS or name == "NodeResourcesFit" or name in skipped
+                   for name, _ in self.points["filter"])
+
+    def filter_changed(self, cycle: Cycle, node: int, delta: npt.NDArray[np.int64],
+                       skipped: frozenset[str]) -> Status:
+        """``RunFilterPlugins`` on one node whose requests changed by ``delta``, for a
+        :meth:`resource_only` profile: node-static verdicts are judged once per cycle."""
+        verdicts = cycle.data.setdefault("framework/static", {})
+        nodes = None
+        for name, plugin in self.points["filter"]:
+            if name in skipped:
+                continue
+            if name == "NodeResourcesFit":
+                status = plugin.filter_changed(cycle, node, delta)
+            else:
+                status = verdicts.get((name, node))
+                if status is None:
+                    nodes = np.array([node], dtype=np.int64) if nodes is None else nodes
+                    result = plugin.filter(cycle, nodes)
+                    status = Status() if result.passed[0] else result.status_at(0)
+                    verdicts[(name, node)] = status
+            if not status.is_success:
+                return status.with_plugin(name)
+        return Status()
 
     def schedule_one(self, state: ClusterState, pod: Pod, *, next_start_index: int = 0,
                      percentage_of_nodes_to_score: int = 0,
@@ -339,7 +388,8 @@ class Framework:
         target = state.node_index.get(getattr(pod, "nominated_node_name", "") or "")
         if target is not None:
             status = self.filter_node_with_nominated(state, pod, target,
-                                                     nominated.get(target, ()), skipped)
+                                                     nominated.get(target, ()), skipped,
+                                                     cycle=cycle)
             if status.is_success:
                 return self._score(cycle, {**base, "feasible": np.array([target]),
                                            "evaluated": np.array([target]),
@@ -368,9 +418,8 @@ class Framework:
             for i in np.flatnonzero(passed):
                 node = int(walk[i])
                 if node in nominated:  # the first pass, with the nominated pods
-                    status = self.filter_node(
-                        state.with_pods(added=[(p, node) for p in nominated[node]]), pod, node,
-                        skipped)
+                    status = self.filter_node_with_nominated(state, pod, node, nominated[node],
+                                                             skipped, cycle=cycle)
                     if not status.is_success:
                         passed[i], statuses[node] = False, status
             passing = np.flatnonzero(passed)
@@ -413,6 +462,14 @@ class Framework:
                     normalized_scores=normalized, scores=weighted, totals=totals,
                     max_nodes=max_nodes)
         return ScheduleResult(**{**base, "node": chosen})
+
+
+def request_vector(state: ClusterState, pod: Pod) -> npt.NDArray[np.int64]:
+    """What the pod adds to its node's ``requested`` row (the pod count included)."""
+    requests = pod_requests(pod)
+    vector = np.array([requests.get(name, 0) if name != PODS else 1
+                       for name in state.resource_names], dtype=np.int64)
+    return vector
 
 
 def nominated_before(pod: Pod, nominated: Sequence[Pod]) -> list[Pod]:

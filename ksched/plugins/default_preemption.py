@@ -132,8 +132,8 @@ class DefaultPreemption:
         removed = set(rows)
 
         def fits() -> Status:
-            return framework.filter_node_with_nominated(state.with_pods(removed=removed), pod,
-                                                        node, nominated, skipped)
+            return framework.filter_node_with_nominated(state, pod, node, nominated, skipped,
+                                                        removed=sorted(removed), cycle=cycle)
 
         status = fits()
         if not status.is_success:

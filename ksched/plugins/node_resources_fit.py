@@ -96,6 +96,30 @@ class NodeResourcesFit:
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
         state = cycle.state
+        vector, checked, names, count_only, missing = self._wanted(cycle)
+        codes = kernels.fit_codes(state.allocatable, state.requested, nodes, vector, checked,
+                                  state.resource_column(PODS), count_only) | missing
+        return FilterResult.from_codes(codes, lambda code: _fit_status(code, names))
+
+    def filter_changed(self, cycle: Cycle, node: int, delta: np.ndarray) -> Status:
+        """``Filter`` on one node whose requests changed by ``delta`` (per resource column,
+        the pod count included): pods added to or removed from a copy of its NodeInfo."""
+        state = cycle.state
+        vector, checked, names, count_only, missing = self._wanted(cycle)
+        requested = (state.requested[node] + delta)[None, :]
+        codes = kernels.fit_codes(state.allocatable[node][None, :], requested,
+                                  np.zeros(1, dtype=np.int64), vector, checked,
+                                  state.resource_column(PODS), count_only) | missing
+        return _fit_status(int(codes[0]), names) if codes[0] else SUCCESS
+
+    def _wanted(self, cycle: Cycle) -> tuple[np.ndarray, np.ndarray, list[str], bool, np.int64]:
+        """What ``fitsRequest`` checks: the request per column, the checked columns and their
+        names, whether only the pod count matters, and the codes of requested scalars no
+        node has (allocatable 0 everywhere, so never enough)."""
+        found = cycle.data.get(self.NAME + "/wanted")
+        if found is not None:
+            return found
+        state = cycle.state
         requests = cycle_data(cycle, self.NAME, lambda: pod_requests(cycle.pod))
         vector = np.zeros(len(state.resource_names), dtype=np.int64)
         checked = []
@@ -104,17 +128,16 @@ class NodeResourcesFit:
             if name != PODS and vector[col] > 0 and not is_ignored(name, self.args):
                 checked.append(col)
         count_only = not any(v for n, v in requests.items() if n != PODS)
-        codes = kernels.fit_codes(state.allocatable, state.requested, nodes, vector,
-                                  np.array(checked, dtype=np.int64),
-                                  state.resource_column(PODS), count_only)
         names = [state.resource_names[c] for c in checked]
-        # Requested scalars no node has: allocatable 0 everywhere, so never enough.
+        missing = np.int64(0)
         for name in sorted(requests):
             if (requests[name] > 0 and is_scalar_resource(name) and not is_ignored(name, self.args)
                     and state.resource_column(name) < 0):
-                codes |= (np.int64(1) << np.int64(1 + len(names))) | kernels.UNRESOLVABLE
+                missing |= (np.int64(1) << np.int64(1 + len(names))) | kernels.UNRESOLVABLE
                 names.append(name)
-        return FilterResult.from_codes(codes, lambda code: _fit_status(code, names))
+        found = (vector, np.array(checked, dtype=np.int64), names, count_only, missing)
+        cycle.data[self.NAME + "/wanted"] = found
+        return found
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
         cycle.data[self.NAME + "/score"] = self._score_inputs(cycle)
