@@ -97,16 +97,18 @@ def arrivals_at_once(pods: Sequence[Pod]) -> list[Event]:
 
 
 def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86_400.0,
-                 seed: int = 0) -> tuple[ClusterState, list[Event]]:
+                 seed: int = 0, median_duration: float = 3 * 3600.0
+                 ) -> tuple[ClusterState, list[Event]]:
     """A capacity planner's day: ``nodes`` 4-cpu/32Gi nodes and ``arrivals`` pods created at
-    random (Poisson) times, each running for a log-normal time (median 3 hours) and then
-    finishing. Requests come from four sizes; one pod in ten has a higher priority."""
+    random (Poisson) times, each running for a log-normal time (``median_duration``, 3 hours
+    by default) and then finishing. Requests come from four sizes; one pod in ten has a
+    higher priority."""
     rng = np.random.default_rng(seed)
     template = Node("node", allocatable={"cpu": 4000, "memory": 32 * 2**30, "pods": 110},
                     labels={"kubernetes.io/hostname": "node"})
     cluster = ClusterState.from_node_templates([(template, nodes)])
     times = np.sort(rng.uniform(0.0, seconds, arrivals))
-    durations = rng.lognormal(np.log(3 * 3600.0), 0.8, arrivals)
+    durations = rng.lognormal(np.log(median_duration), 0.8, arrivals)
     sizes = [{"cpu": 100, "memory": 256 * 2**20}, {"cpu": 250, "memory": 512 * 2**20},
              {"cpu": 500, "memory": 2**30}, {"cpu": 1000, "memory": 2 * 2**30}]
     shapes = [Pod("shape", containers=[Container("app", requests=size)], priority=priority)
