@@ -147,8 +147,8 @@ def gang_config():
 
 def test_permit_wait_holds_a_pod_until_a_plugin_allows_it():
     cluster = ClusterState.from_records([node("n1")])
-    result = Simulator(cluster, profile=gang_config()).run([create(0, pod("a", 100)),
-                                                             create(5, pod("b", 100))])
+    events = [create(0, pod("a", 100)), create(5, pod("b", 100))]
+    result = Simulator(cluster, profile=gang_config()).run(events)
     assert history(result, "default/a") == [(0, "waiting", "n1"), (5, "bound", "n1")]
     assert history(result, "default/b") == [(5, "bound", "n1")]
 
