@@ -254,3 +254,14 @@ def test_bad_timeline_entries_are_named(tmp_path, line, message):
     (tmp_path / "events.jsonl").write_text(json.dumps(line))
     with pytest.raises(InvalidObjectError, match=message.replace("(", r"\(")):
         load_events(tmp_path / "events.jsonl")
+
+
+def test_preemption_workload_smoke():
+    """The Preemption benchmark's shape at a tiny scale: every high pod evicts three low."""
+    from ksched.timeline import arrivals_at_once
+    from ksched.workloads import preemption_basic
+
+    cluster, pods = preemption_basic(50, 200, 20)
+    summary = Simulator(cluster).run(arrivals_at_once(pods)).summary()
+    counts = summary["pods_scheduled"], summary["preemptions"], summary["victims"]
+    assert counts == (20, 20, 60)
