@@ -31,6 +31,8 @@ from ksched.errors import ConfigError, InvalidObjectError, KschedError, Unsuppor
 from ksched.explain import Explanation, explain
 from ksched.io import Objects, admit_priorities, read_objects
 from ksched.profile import Profile, default_profile
+from ksched.queue import SchedulingQueue
+from ksched.simulator import Event, SimulationResult, Simulator
 from ksched.state import ClusterState
 
 #: The columnar cluster (``ClusterState``) under the name users look for.
@@ -77,11 +79,11 @@ def load_pods(source: Any) -> tuple[Pod, ...]:
 
 __all__ = [
     "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage", "ContainerPort",
-    "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
-    "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig", "Taint",
-    "Toleration", "UnsupportedFeatureError", "Workload", "admit_priorities",
-    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_config",
-    "load_pods",
-    "read_objects", "schedule_batch", "warmup",
+    "Event", "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node",
+    "NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
+    "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
+    "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
+    "UnsupportedFeatureError", "Workload", "admit_priorities", "cluster_from_objects",
+    "default_profile", "explain", "load_cluster", "load_config", "load_pods", "read_objects",
+    "schedule_batch", "warmup",
 ]
