@@ -265,3 +265,26 @@ def test_preemption_workload_smoke():
     summary = Simulator(cluster).run(arrivals_at_once(pods)).summary()
     counts = summary["pods_scheduled"], summary["preemptions"], summary["victims"]
     assert counts == (20, 20, 60)
+
+
+def test_the_default_binder_records_a_binding_and_skipping_binders_pass_it_on():
+    from ksched.framework.interfaces import Cycle
+    from ksched.framework.runtime import Framework
+    from ksched.plugins.default_binder import Binding
+    from ksched.profile import Profile
+
+    @attrs.frozen
+    class Elsewhere:
+        NAME: ClassVar[str] = "Elsewhere"
+        args: Any = None
+
+        def bind(self, cycle, node):
+            return Status(Code.SKIP)
+
+    registry = IN_TREE_REGISTRY.merged({"Elsewhere": Elsewhere})
+    framework = Framework(Profile(plugins={"filter": ("NodeResourcesFit",),
+                                           "bind": ("Elsewhere", "DefaultBinder")}), registry)
+    cycle = Cycle(ClusterState.from_records([node("n1")]), pod("web", 100, uid="u-1"))
+    status = framework.run_bind(cycle, "n1")
+    assert (status.is_success, status.plugin) == (True, "DefaultBinder")
+    assert cycle.data["DefaultBinder/binding"] == Binding("default", "web", "u-1", "n1")
