@@ -86,15 +86,23 @@ class Assumer:
                                   nonzero_requested=state.nonzero_requested.copy(),
                                   port_count=state.port_count.copy(), match_cache={})
         self._log = list(self.state.pods)
-        self._pod_node = np.empty(max(2 * len(self._log), 1024), dtype=np.int64)
-        self._pod_node[:len(self._log)] = self.state.pod_node
+        count = len(self._log)
+        self._pod_node = np.empty(max(2 * count, 1024), dtype=np.int64)
+        self._pod_node[:count] = self.state.pod_node
+        #: Each logged pod's serial number, and where each serial stands in the log (-1: gone):
+        #: rows shift when removed pods leave the log, serials do not.
+        self._serial = np.arange(len(self._pod_node), dtype=np.int64)
+        self._serial_row = np.arange(len(self._pod_node), dtype=np.int64)
+        self._next_serial = count
         self._affinity_pods = list(self.state.affinity_pods)
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
         #: Per node, its pods' keys in ``NodeInfo.Pods`` order (built on first use).
         self._node_pods: list[list[str]] | None = None
-        #: Pod key -> log row (built on first use), and rows removed since the last sync.
+        #: Pod key -> serial (built on first use), and rows removed since the last sync.
         self._rows: dict[str, int] | None = None
         self._dead: set[int] = set()
+        #: Preemption's columns of the log (built on first use, see :meth:`pod_table`).
+        self._table: PodTable | None = None
 
     def assume(self, pod: Pod, node: int) -> None:
         """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does."""
@@ -114,16 +122,29 @@ class Assumer:
     def record(self, pod: Pod, node: int) -> None:
         """Note a pod whose resources the compiled loop has already added to the arrays."""
         count = len(self._log)
+        if count == len(self._pod_node):
+            self._grow()
+        serial = self._next_serial
+        if serial == len(self._serial_row):
+            self._serial_row = np.concatenate([self._serial_row,
+                                               np.full_like(self._serial_row, -1)])
+        self._next_serial += 1
+        self._serial[count] = serial
+        self._serial_row[serial] = count
         if self._node_pods is not None:
             self._node_pods[node].append(pod.key)
         if self._rows is not None:
-            self._rows[pod.key] = count
+            self._rows[pod.key] = serial
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
+        if self._table is not None:
+            self._table.add(node, count)
         self._log.append((pod, self.state.node_names[node]))
-        if count == len(self._pod_node):
-            self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
         self._pod_node[count] = node
+
+    def _grow(self) -> None:
+        self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
+        self._serial = np.concatenate([self._serial, np.empty_like(self._serial)])
 
     def node_pods(self) -> list[list[str]]:
         """Per node row, the keys of its pods in ``NodeInfo.Pods`` order: the order they
@@ -138,9 +159,10 @@ class Assumer:
     def row_of(self, key: str) -> int | None:
         """The log row of bound pod ``key`` (``None`` when it is not bound)."""
         if self._rows is None:
-            self._rows = {_key(item): row for row, item in enumerate(self._log)
+            self._rows = {_key(item): int(self._serial[row]) for row, item in enumerate(self._log)
                           if row not in self._dead}
-        return self._rows.get(key)
+        serial = self._rows.get(key)
+        return None if serial is None else int(self._serial_row[serial])
 
     def rows_on(self, node: int) -> list[int]:
         """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
@@ -170,23 +192,42 @@ class Assumer:
             at = on_node.index(key)
             on_node[at] = on_node[-1]
             on_node.pop()
-            del self._rows[key]
+            if self._table is not None:
+                self._table.discard(node, row)
+            self._serial_row[self._rows.pop(key)] = -1
             self._dead.add(row)
             removed.append(attrs.evolve(pod, node_name=state.node_names[node]))
         return removed
 
     def _compact(self) -> None:
-        """Drop removed pods from the log (renumbering rows)."""
-        keep = [row for row in range(len(self._log)) if row not in self._dead]
-        self._log = [self._log[row] for row in keep]
-        nodes = self._pod_node[keep]
-        self._pod_node = np.empty(max(2 * len(keep), 1024), dtype=np.int64)
-        self._pod_node[:len(keep)] = nodes
-        self._affinity_pods = [i for i, item in enumerate(self._log)
-                               if (item[0] if type(item) is tuple else item).has_pod_affinity]
-        self._dead, self._rows = set(), None
-        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, len(keep)),
-                                  pod_node=self._pod_node[:len(keep)], match_cache={},
+        """Drop removed pods from the log (renumbering rows; serials stay)."""
+        count = len(self._log)
+        if self._table is not None:
+            self._table.fill(self._log)
+        dead = sorted(self._dead)
+        keep = np.ones(count, dtype=np.bool_)
+        keep[dead] = False
+        log, previous = [], 0
+        for row in dead:  # slices: the surviving runs are copied without a Python loop
+            log += self._log[previous:row]
+            previous = row + 1
+        log += self._log[previous:]
+        self._log = log
+        new_row = np.cumsum(keep) - 1
+        if self._table is not None:
+            self._table.compact(keep, new_row)
+        kept = len(log)
+        size = max(2 * kept, 1024)
+        for name in ("_pod_node", "_serial"):
+            old = getattr(self, name)[:count][keep]
+            fresh = np.empty(size, dtype=np.int64)
+            fresh[:kept] = old
+            setattr(self, name, fresh)
+        self._serial_row[self._serial[:kept]] = np.arange(kept, dtype=np.int64)
+        self._affinity_pods = [int(new_row[r]) for r in self._affinity_pods if keep[r]]
+        self._dead = set()
+        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, kept),
+                                  pod_node=self._pod_node[:kept], match_cache={},
                                   affinity_pods=tuple(self._affinity_pods))
 
     def sync(self) -> None:
@@ -201,6 +242,16 @@ class Assumer:
                                       pod_node=self._pod_node[:count],
                                       affinity_pods=tuple(self._affinity_pods))
 
+    def pod_table(self) -> PodTable:
+        """Preemption's view of the bound pods, synced: per row priority, start time and
+        request vector; per node its rows in ``NodeInfo.Pods`` order. Kept up to date as pods
+        come and go once built."""
+        self.sync()
+        if self._table is None:
+            self._table = PodTable(self)
+        self._table.fill(self._log)
+        return self._table
+
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
         self.sync()
@@ -209,6 +260,94 @@ class Assumer:
                       self.state.pod_node):
             array.flags.writeable = False
         return self.state
+
+
+class PodTable:
+    """The bound pods as preemption's dry run reads them (``NodeInfo.Pods`` per node).
+
+    ``priority`` int64, ``start`` float64 (``GetPodStartTime``; +inf when unset) and
+    ``request`` int64[rows, R] (what the pod adds to ``requested``, the pod count included)
+    per log row, filled up to ``filled``; ``slots[node, :counts[node]]`` the node's rows in
+    ``NodeInfo.Pods`` order (appended, a removed pod's place taken by the last one).
+    """
+
+    def __init__(self, assumer: Assumer) -> None:
+        state = assumer.state
+        rows = max(len(assumer._log), 1024)
+        self.names = state.resource_names
+        self.pods_column = state.resource_names.index(PODS)
+        self.priority = np.zeros(rows, dtype=np.int64)
+        self.start = np.zeros(rows, dtype=np.float64)
+        self.request = np.zeros((rows, len(self.names)), dtype=np.int64)
+        self.filled = 0
+        self._vectors: dict[int, tuple[Any, np.ndarray]] = {}
+        lists = assumer.node_pods()
+        self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
+        width = max(int(self.counts.max(initial=0)), 4)
+        self.slots = np.full((state.num_nodes, width), -1, dtype=np.int64)
+        for node, keys in enumerate(lists):
+            self.slots[node, :len(keys)] = [assumer.row_of(key) for key in keys]
+
+    def add(self, node: int, row: int) -> None:
+        """A pod was appended at ``row`` on ``node`` (``NodeInfo.AddPod``)."""
+        at = self.counts[node]
+        if at == self.slots.shape[1]:
+            self.slots = np.hstack([self.slots, np.full_like(self.slots, -1)])
+        self.slots[node, at] = row
+        self.counts[node] = at + 1
+
+    def discard(self, node: int, row: int) -> None:
+        """The pod at ``row`` left ``node``: the node's last pod takes its place."""
+        last = self.counts[node] - 1
+        on_node = self.slots[node]
+        at = int(np.flatnonzero(on_node[:last + 1] == row)[0])
+        on_node[at] = on_node[last]
+        on_node[last] = -1
+        self.counts[node] = last
+
+    def fill(self, log: Sequence[Any]) -> None:
+        """Fill the rows logged since the last call."""
+        count = len(log)
+        if count > len(self.priority):
+            size = 2 * count
+            for name in ("priority", "start", "request"):
+                old = getattr(self, name)
+                fresh = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
+                fresh[:len(old)] = old
+                setattr(self, name, fresh)
+        for row in range(self.filled, count):
+            item = log[row]
+            pod = item[0] if type(item) is tuple else item
+            self.priority[row] = pod.priority
+            self.start[row] = np.inf if pod.start_time is None else pod.start_time
+            self.request[row] = self._vector(pod)
+        self.filled = count
+
+    def _vector(self, pod: Pod) -> np.ndarray:
+        """The pod's request vector; replicas sharing their spec objects share one."""
+        parts = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+        found = self._vectors.get(id(pod.containers))
+        if found is not None and all(a is b for a, b in zip(found[0], parts)):
+            return found[1]
+        requests = pod_requests(pod)
+        vector = np.array([requests.get(name, 0) for name in self.names], dtype=np.int64)
+        vector[self.pods_column] = 1
+        self._vectors[id(pod.containers)] = (parts, vector)
+        return vector
+
+    def compact(self, keep: np.ndarray, new_row: np.ndarray) -> None:
+        """Renumber rows after removed pods left the log (``keep`` over the old rows, all
+        filled); the removed rows are in no node's slots any more."""
+        kept = int(keep.sum())
+        size = max(2 * kept, 1024)
+        for name in ("priority", "start", "request"):
+            old = getattr(self, name)[:len(keep)][keep]
+            fresh = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
+            fresh[:kept] = old
+            setattr(self, name, fresh)
+        self.filled = kept
+        used = self.slots >= 0
+        self.slots[used] = new_row[self.slots[used]]
 
 
 def _key(item: Pod | tuple[Pod, str]) -> str:
