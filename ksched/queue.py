@@ -779,6 +779,10 @@ class SchedulingQueue:
             node = self._nominated_node.get(old.key)
         self._nominate(new, node)
 
+    def nominated_pods(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods, and those pods in nomination order."""
+        return {node: list(pods) for node, pods in self._nominated.items()}
+
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         """``NominatedPodsForNode``: the pods nominated to ``node``, in nomination order."""
         return list(self._nominated.get(node, ()))
