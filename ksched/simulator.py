@@ -30,7 +30,13 @@ from ksched.engine import Assumer, no_profile_reason
 from ksched.fast import FastPath, supports
 from ksched.io import admit_priorities
 from ksched.framework.interfaces import Cycle, Handle
-from ksched.framework.runtime import Framework, ScheduleResult, SchedulingError, nominated_before
+from ksched.framework.runtime import (
+    Framework,
+    NominatedPods,
+    ScheduleResult,
+    SchedulingError,
+    nominated_before,
+)
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import default_profile
 from ksched.queue import QueuedPodInfo, SchedulingQueue
@@ -152,6 +158,81 @@ class SimulationResult:
 def _mean(values: Iterable[float]) -> float | None:
     values = list(values)
     return sum(values) / len(values) if values else None
+
+
+class _TrackedNominations(dict):
+    """The queue's nominator map (node name -> nominated pods), noting every node whose
+    entry is read or written from outside, so that the simulator re-reads only those (a list
+    handed out may be appended to afterwards: the node is re-read later, at the next cycle).
+    Iterating it, or a bulk change, marks every node."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.touched: set[str] = set(dict.keys(self))
+
+    def drain(self) -> set[str]:
+        touched, self.touched = self.touched, set()
+        return touched
+
+    def _all(self) -> None:
+        self.touched |= set(dict.keys(self))
+
+    def __getitem__(self, key: str) -> Any:
+        self.touched.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.touched.add(key)
+        return super().get(key, default)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.touched.add(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.touched.add(key)
+        super().__delitem__(key)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.touched.add(key)
+        return super().setdefault(key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.touched.add(key)
+        return super().pop(key, *default)
+
+    def popitem(self) -> Any:
+        key, value = super().popitem()
+        self.touched.add(key)
+        return key, value
+
+    def clear(self) -> None:
+        self._all()
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._all()
+
+    def __ior__(self, other: Any) -> _TrackedNominations:
+        self.update(other)
+        return self
+
+    def __iter__(self) -> Any:
+        self._all()
+        return super().__iter__()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def copy(self) -> dict:
+        self._all()
+        return dict(dict.items(self))
 
 
 class WaitingPods:
@@ -450,10 +531,31 @@ class Simulator:
         return {index[node]: pods for node, pods in self.queue._nominated.items()
                 if node in index}
 
+    def _nominations(self) -> Mapping[int, Sequence[Pod]]:
+        """The queue's nominated pods per node row, as an index kept up to date from the
+        nodes whose entries the queue touched since the last call."""
+        queue, state = self.queue, self.assumer.state
+        tracked = getattr(queue, "_nominated", None)
+        if type(tracked) is not _TrackedNominations:
+            if type(tracked) is not dict:
+                return self._nominated_rows()  # an unknown nominator: read it all
+            tracked = queue._nominated = _TrackedNominations(tracked)
+        index = getattr(self, "_nominated_index", None)
+        if index is None or not index.matches(state) or index.source is not tracked:
+            index = self._nominated_index = NominatedPods(state)
+            index.source = tracked
+            tracked.touched = set(dict.keys(tracked))
+        for name in tracked.drain():
+            row = state.node_index.get(name)
+            if row is not None:
+                index.set_node(row, list(dict.get(tracked, name, ())))
+        return index
+
     def _schedule(self, info: QueuedPodInfo, pod: Pod) -> None:
         """``ScheduleOne``: find a node; assume and bind, or run PostFilter and requeue."""
         framework = self.frameworks[pod.scheduler_name]
-        nominated = self._nominated_rows()
+        framework.vectorized = self.use_fast_path
+        nominated = self._nominations()
         placed = attrs.evolve(pod, start_time=self.start_time + self.now, nominated_node_name="")
         node = self._fast(framework, pod, placed, nominated)
         diagnosis = None
@@ -477,8 +579,12 @@ class Simulator:
     def _fast(self, framework: Framework, pod: Pod, placed: Pod,
               nominated: Mapping[int, list[Pod]]) -> int | None:
         """The compiled loop's placement (assumed), or ``None``: use the framework."""
-        if not self.use_fast_path or pod.nominated_node_name or any(
-                nominated_before(pod, pods) for pods in nominated.values()):
+        if not self.use_fast_path or pod.nominated_node_name:
+            return None
+        if isinstance(nominated, NominatedPods):
+            if len(nominated.relevant(pod)[0]):
+                return None
+        elif any(nominated_before(pod, pods) for pods in nominated.values()):
             return None
         key = id(framework)
         if key not in self.fast_paths:
@@ -547,7 +653,7 @@ class Simulator:
         message = diagnosis.message
         if framework.points["postFilter"] and diagnosis.message != "no nodes available to " \
                 "schedule pods":
-            handle = Handle(framework, nominated=self._nominated_rows(), pdbs=tuple(self.pdbs),
+            handle = Handle(framework, nominated=self._nominations(), pdbs=tuple(self.pdbs),
                             node_pods=self.assumer.rows_on, rng=self.rng)
             result, status = framework.run_post_filter(Cycle(self.assumer.state, pod), diagnosis,
                                                        handle)

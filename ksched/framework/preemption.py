@@ -7,14 +7,17 @@ supplies eligibility, the number of candidates and ``SelectVictimsOnNode``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
+import numpy as np
 
 from ksched.api import Pod
 from ksched.framework.interfaces import Cycle, Handle, PostFilterResult
-from ksched.status import Code, Status, fit_error_message, unresolvable, unschedulable
+from ksched.framework.runtime import NodeStatuses, failure_message
+from ksched.kernels import preemption as kernels
+from ksched.status import Code, Status, unresolvable, unschedulable
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _SHIFT = 2**31  # MaxInt32 + 1: makes every priority non-negative before summing
@@ -47,34 +50,52 @@ class Evaluator:
         ok, reason = self.plugin.eligible(pod, state, nominated_status)
         if not ok:
             return None, unschedulable(reason)
-        potential = [int(n) for n in state.tree_order
-                     if diagnosis.status_of(int(n)).code == Code.UNSCHEDULABLE]
-        potential_names = tuple(sorted(state.node_names[n] for n in potential))
-        candidates, failures = self.find_candidates(cycle, potential, diagnosis)
-        if not candidates:
-            message = fit_error_message(state.num_nodes, failures.values(),
-                                        absent=unresolvable(NOT_HELPFUL))
+        potential = potential_nodes(state, diagnosis)
+        names = state.node_names
+        potential_names = Deferred(lambda: sorted(names[n] for n in potential.tolist()))
+        wanted, offset = self._walk(len(potential))
+        dry_run = getattr(self.plugin, "dry_run", None)
+        found = dry_run(cycle, potential, offset, wanted, self.handle, diagnosis) \
+            if dry_run is not None and len(potential) else None
+        if found is None:
+            candidates, failures = self.find_candidates(cycle, potential.tolist(), diagnosis,
+                                                        offset, wanted)
+            any_candidate = bool(candidates)
+        else:
+            candidates, failures = found.candidates, found.failures
+            any_candidate = len(found.positions) > 0
+        if not any_candidate:
+            message = failure_message(state.num_nodes, failures, unresolvable(NOT_HELPFUL))
             return (PostFilterResult(nominated_node="", potential_nodes=potential_names,
                                      dry_run_failures=_named(state, failures)),
                     unschedulable(message))
-        best, ties = select_candidate(candidates)
+        best, ties = select_candidate(candidates) if found is None else found.pick()
         return (PostFilterResult(nominated_node=best.node, victims=best.victims,
                                  num_pdb_violations=best.num_pdb_violations,
                                  potential_nodes=potential_names,
-                                 candidates=tuple(sorted(candidates, key=lambda c: c.node)),
+                                 candidates=Deferred(lambda: sorted(candidates,
+                                                                    key=lambda c: c.node)),
                                  dry_run_failures=_named(state, failures), tie_nodes=ties),
                 Status())
 
-    def find_candidates(self, cycle: Cycle, potential: Sequence[int],
-                        diagnosis: Any) -> tuple[list[Candidate], dict[int, Status]]:
+    def _walk(self, num_potential: int) -> tuple[int, int]:
+        """How many candidates to look for, and the random offset of the walk."""
+        if not num_potential:
+            return 0, 0
+        wanted = self.plugin.num_candidates(num_potential)
+        rng = self.handle.rng
+        return wanted, int(rng.integers(num_potential)) if rng is not None else 0
+
+    def find_candidates(self, cycle: Cycle, potential: Sequence[int], diagnosis: Any,
+                        offset: int | None = None, wanted: int | None = None
+                        ) -> tuple[list[Candidate], dict[int, Status]]:
         """``findCandidates`` + ``DryRunPreemption``: from a random offset, dry-run the
         potential nodes in order until enough candidates (and one without PDB violations)
         are found; the rest of the nodes are not tried."""
         if not potential:
             return [], {}
-        wanted = self.plugin.num_candidates(len(potential))
-        rng = self.handle.rng
-        offset = int(rng.integers(len(potential))) if rng is not None else 0
+        if offset is None or wanted is None:
+            wanted, offset = self._walk(len(potential))
         skipped = diagnosis.pre_filter_skipped
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
@@ -90,14 +111,152 @@ class Evaluator:
                     break
                 continue
             if status.is_success:
-                status = Status(Code.ERROR, (f'expected at least one victim pod on node '
-                                             f'"{cycle.state.node_names[node]}"',))
+                status = no_victim_left(cycle.state.node_names[node])
             failures[node] = status
         return non_violating + violating, failures
 
 
-def _named(state: Any, statuses: dict[int, Status]) -> dict[str, Status]:
-    return {state.node_names[n]: s for n, s in statuses.items()}
+def no_victim_left(node: str) -> Status:
+    return Status(Code.ERROR, (f'expected at least one victim pod on node "{node}"',))
+
+
+def potential_nodes(state: Any, diagnosis: Any) -> np.ndarray:
+    """``nodesWherePreemptionMightHelp``: the nodes, in tree order, whose diagnosis status
+    is Unschedulable (not UnschedulableAndUnresolvable)."""
+    codes = NodeStatuses.of(diagnosis.failures).codes(state.num_nodes, diagnosis.absent_status)
+    order = np.asarray(state.tree_order, dtype=np.int64)
+    return order[codes[order] == int(Code.UNSCHEDULABLE)]
+
+
+class Deferred(Sequence):
+    """A tuple made on first use (what traces and explanations read, the simulator not)."""
+
+    __slots__ = ("_make", "_items")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._items = make, None
+
+    def _get(self) -> tuple[Any, ...]:
+        if self._items is None:
+            self._items = tuple(self._make())
+            self._make = None
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._get()[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        return self._get() == (other._get() if isinstance(other, Deferred) else other)
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+class DeferredMapping(Mapping):
+    """A dict made on first use."""
+
+    __slots__ = ("_make", "_items")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._items = make, None
+
+    def _get(self) -> dict[Any, Any]:
+        if self._items is None:
+            self._items = dict(self._make())
+            self._make = None
+        return self._items
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+class CompiledDryRun:
+    """What the compiled dry run (:func:`ksched.kernels.preemption.dry_run`) found on the
+    nodes it tried: candidates with their victims (pod rows of ``state``), and failures."""
+
+    def __init__(self, state: Any, table: Any, out: dict[str, np.ndarray], tried: int,
+                 fit_status: Callable[[int], Status]) -> None:
+        self.state, self.table = state, table
+        self.nodes = out["node"][:tried]
+        self.kinds = out["kind"][:tried]
+        self.codes = out["code"][:tried]
+        self.indptr = out["indptr"][:tried + 1]
+        self.victims = out["victims"]
+        self.positions = np.flatnonzero(self.kinds == kernels.CANDIDATE)
+        self.failures = self._failures(fit_status)
+        self.candidates = Deferred(lambda: [self.candidate(int(i)) for i in self.positions])
+
+    def _failures(self, fit_status: Callable[[int], Status]) -> NodeStatuses:
+        from ksched.plugins.default_preemption import NO_VICTIMS
+
+        failing = np.flatnonzero(self.kinds != kernels.CANDIDATE)
+        kinds, codes = self.kinds[failing], self.codes[failing]
+        ids = np.zeros(len(failing), dtype=np.int64)
+        table = [unresolvable(NO_VICTIMS)]
+        fit = kinds == kernels.FIT_FAILURE
+        distinct, inverse = np.unique(codes[fit], return_inverse=True)
+        ids[fit] = len(table) + inverse.reshape(-1)
+        table += [fit_status(int(code)).with_plugin("NodeResourcesFit") for code in distinct]
+        for i in np.flatnonzero(kinds == kernels.NO_VICTIM_LEFT).tolist():
+            ids[i] = len(table)
+            table.append(no_victim_left(self.state.node_names[int(self.nodes[failing[i]])]))
+        return NodeStatuses(self.nodes[failing], ids, table)
+
+    def candidate(self, position: int) -> Candidate:
+        pods = self.state.pods
+        rows = self.victims[self.indptr[position]:self.indptr[position + 1]].tolist()
+        return Candidate(self.state.node_names[int(self.nodes[position])],
+                         tuple(pods[r] for r in rows), 0)
+
+    def pick(self) -> tuple[Candidate, tuple[str, ...]]:
+        """:func:`select_candidate` on the candidates' arrays."""
+        positions = self.positions
+        rank = name_rank(self.state.node_names)[self.nodes[positions]]
+        tied, best = kernels.pick_candidate(
+            self.indptr[positions], self.indptr[positions + 1], self.victims,
+            np.zeros(len(positions), dtype=np.int64), self.table.priority, self.table.start,
+            rank)
+        names = self.state.node_names
+        ties = tuple(sorted(names[int(n)] for n in self.nodes[positions[tied]]))
+        return self.candidate(int(positions[best])), ties
+
+
+_RANKS: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def name_rank(names: Sequence[str]) -> np.ndarray:
+    """Each node row's position among the node names sorted (kept per names object)."""
+    found = _RANKS.get(id(names))
+    if found is None or found[0] is not names:
+        order = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[order] = np.arange(len(names), dtype=np.int64)
+        if len(_RANKS) > 8:
+            _RANKS.clear()
+        found = _RANKS[id(names)] = (names, rank)
+    return found[1]
+
+
+def _named(state: Any, statuses: Mapping[int, Status]) -> Mapping[str, Status]:
+    return DeferredMapping(lambda: {state.node_names[n]: s for n, s in statuses.items()})
 
 
 def _earliest_start_of_most_important(candidate: Candidate) -> float:

@@ -9,7 +9,8 @@ sequential scan would have stopped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -95,7 +96,10 @@ class ScheduleResult:
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
         """The diagnosis set: plugins that rejected some node, or the pod at PreFilter."""
-        plugins = {s.plugin for s in self.failures.values()}
+        failures = self.failures
+        statuses = failures.distinct() if isinstance(failures, NodeStatuses) \
+            else failures.values()
+        plugins = {s.plugin for s in statuses}
         if self.pre_filter_status is not None:
             plugins.add(self.pre_filter_status.plugin)
         return frozenset(plugins)
@@ -122,6 +126,12 @@ class Framework:
                 entries.append((name, self.plugins[name]))
             self.points[point] = tuple(entries)
         self.weights = {name: profile.weights.get(name, 1) for name, _ in self.points["score"]}
+        #: When only NodeResourcesFit of the filters looks at pods, judge a changed node by
+        #: request arithmetic instead of a copy of the cluster (``False``: always copy).
+        self.request_arithmetic = True
+        #: In that regime, also judge all nodes' nominated pods at once, and dry-run
+        #: preemption in the compiled kernel (``False``: node by node, in Python).
+        self.vectorized = True
 
     @property
     def has_scoring(self) -> bool:
@@ -329,8 +339,9 @@ class Framework:
     def resource_only(self, skipped: frozenset[str]) -> bool:
         """Whether, of the filters that run, only NodeResourcesFit depends on the node's pods
         (the others are node-static or skipped for this pod)."""
-        return all(name in NODE_STATIC_FILTERS or name == "NodeResourcesFit" or name in skipped
-                   for name, _ in self.points["filter"])
+        return self.request_arithmetic and all(
+            name in NODE_STATIC_FILTERS or name == "NodeResourcesFit" or name in skipped
+            for name, _ in self.points["filter"])
 
     def filter_changed(self, cycle: Cycle, node: int, delta: npt.NDArray[np.int64],
                        skipped: frozenset[str]) -> Status:
@@ -375,7 +386,7 @@ class Framework:
                     num_nodes_to_find=0, next_start_index=next_start_index)
         if num_all == 0:
             return ScheduleResult(**base, message=NO_NODES_AVAILABLE)
-        nominated = {n: ps for n, ps in (nominated or {}).items() if nominated_before(pod, ps)}
+        index = NominatedPods.of(state, nominated or {})
         cycle = Cycle(state, pod)
         rejection, names, skipped, subset_plugins = self.run_pre_filter(cycle)
         base.update(pre_filter_skipped=skipped, pre_filter_nodes=names)
@@ -384,19 +395,18 @@ class Framework:
                                   absent_status=rejection,
                                   message=fit_error_message(num_all, (), pre_filter_message=(
                                       rejection.message)))
-        early_failures: dict[int, Status] = {}
+        early: tuple[int, Status] | None = None
         target = state.node_index.get(getattr(pod, "nominated_node_name", "") or "")
         if target is not None:
-            status = self.filter_node_with_nominated(state, pod, target,
-                                                     nominated.get(target, ()), skipped,
-                                                     cycle=cycle)
+            status = self.filter_node_with_nominated(state, pod, target, index.get(target, ()),
+                                                     skipped, cycle=cycle)
             if status.is_success:
                 return self._score(cycle, {**base, "feasible": np.array([target]),
                                            "evaluated": np.array([target]),
                                            "num_nodes_to_find": 1,
                                            "nominated_fast_path": True}, tie_breaker,
                                    always_score)
-            early_failures[target] = status
+            early = (target, status)
         candidates, absent = state.tree_order, unresolvable()
         if names is not None:
             candidates = state.in_tree_order(names)
@@ -411,34 +421,84 @@ class Framework:
         walk = candidates[(start + np.arange(n)) % n] if n else candidates
         if not self.points["filter"]:
             evaluated = feasible = walk[:to_find]
-            failures: dict[int, Status] = {}
+            failures = NodeStatuses((), (), ())
         else:
             passed, first_failure, results = self.run_filter(cycle, walk, skipped)
-            statuses = {}
-            for i in np.flatnonzero(passed):
-                node = int(walk[i])
-                if node in nominated:  # the first pass, with the nominated pods
-                    status = self.filter_node_with_nominated(state, pod, node, nominated[node],
-                                                             skipped, cycle=cycle)
-                    if not status.is_success:
-                        passed[i], statuses[node] = False, status
+            nominated_failures = self._nominated_pass(cycle, index, walk, passed, skipped)
             passing = np.flatnonzero(passed)
             cut = int(passing[to_find]) if len(passing) > to_find else n
             evaluated, feasible = walk[:cut], walk[:cut][passed[:cut]]
-            failures = {}
-            for i in np.flatnonzero(~passed[:cut]):
-                node = int(walk[i])
-                failures[node] = statuses.get(node) or results[first_failure[i]].status_at(
-                    i).with_plugin(self.points["filter"][first_failure[i]][0])
-        failures = {**{k: v for k, v in early_failures.items() if k not in failures},
-                    **failures}
+            failures = self._failures(walk, passed[:cut], first_failure, results,
+                                      nominated_failures)
+        if early is not None and early[0] not in failures:
+            failures = failures.with_first(*early)
         base.update(feasible=feasible, evaluated=evaluated, failures=failures,
                     num_nodes_to_find=to_find,
                     next_start_index=(next_start_index + len(evaluated)) % num_all)
         if len(feasible) == 0:
-            message = fit_error_message(num_all, failures.values(), absent=absent)
+            message = failure_message(num_all, failures, absent)
             return ScheduleResult(**base, message=message, absent_status=absent)
         return self._score(cycle, base, tie_breaker, always_score)
+
+    def _nominated_pass(self, cycle: Cycle, index: NominatedPods, walk: npt.NDArray[np.int64],
+                        passed: npt.NDArray[np.bool_], skipped: frozenset[str]
+                        ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[Status]]:
+        """The first pass of ``RunFilterPluginsWithNominatedPods`` on the walked nodes that
+        passed without their nominated pods (the second pass is the one already run): those
+        that fail are struck from ``passed``. Returns their positions in ``walk``, and for
+        each an index into the list of statuses that goes with them."""
+        state, pod = cycle.state, cycle.pod
+        rows, extra = index.relevant(pod)
+        where = np.full(state.num_nodes, -1, dtype=np.int64)
+        where[walk] = np.arange(len(walk), dtype=np.int64)
+        positions = where[rows]
+        keep = positions >= 0
+        keep[keep] = passed[positions[keep]]
+        positions, rows, extra = positions[keep], rows[keep], extra[keep]
+        if not (self.vectorized and self.resource_only(skipped)):
+            statuses = [self.filter_node_with_nominated(state, pod, int(node),
+                                                        index.get(int(node), ()), skipped,
+                                                        cycle=cycle) for node in rows]
+            failed = np.array([not s.is_success for s in statuses], dtype=np.bool_)
+            passed[positions[failed]] = False
+            table = [s for s, f in zip(statuses, failed) if f]
+            return positions[failed], np.arange(len(table), dtype=np.int64), table
+        fit = self.plugins.get("NodeResourcesFit")
+        if not len(rows) or "NodeResourcesFit" in skipped or fit is None or \
+                "NodeResourcesFit" not in dict(self.points["filter"]):
+            return _EMPTY, _EMPTY, []
+        result = fit.filter_added(cycle, rows, extra)
+        failed = ~result.passed
+        passed[positions[failed]] = False
+        table = [s.with_plugin("NodeResourcesFit") for s in result.statuses]
+        return positions[failed], result.status_ids[failed].astype(np.int64), table
+
+    def _failures(self, walk: npt.NDArray[np.int64], passed: npt.NDArray[np.bool_],
+                  first_failure: npt.NDArray[np.int16], results: list[FilterResult],
+                  nominated: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[Status]]
+                  ) -> NodeStatuses:
+        """Each failing walked node's status, in walk order: its first failing plugin's, or
+        the nominated pass's where only that failed."""
+        failing = np.flatnonzero(~passed)
+        first = first_failure[failing]
+        ids = np.empty(len(failing), dtype=np.int64)
+        table: list[Status] = []
+        for position in np.unique(first[first >= 0]):
+            chosen = first == position
+            local = results[position].status_ids[failing[chosen]]
+            used, inverse = np.unique(local, return_inverse=True)
+            ids[chosen] = len(table) + inverse.reshape(-1)
+            name = self.points["filter"][position][0]
+            table += [results[position].statuses[u].with_plugin(name) for u in used]
+        positions, nominated_ids, nominated_table = nominated
+        if len(positions):
+            slot = np.full(len(passed), -1, dtype=np.int64)
+            inside = positions < len(passed)
+            slot[positions[inside]] = nominated_ids[inside] + len(table)
+            chosen = first < 0
+            ids[chosen] = slot[failing[chosen]]
+            table += nominated_table
+        return NodeStatuses(walk[failing], ids, table)
 
     def _score(self, cycle: Cycle, base: dict[str, Any], tie_breaker: TieBreaker | None,
                always_score: bool) -> ScheduleResult:
@@ -462,6 +522,202 @@ class Framework:
                     normalized_scores=normalized, scores=weighted, totals=totals,
                     max_nodes=max_nodes)
         return ScheduleResult(**{**base, "node": chosen})
+
+
+class NodeStatuses(Mapping[int, Status]):
+    """Node row -> failure status (``NodeToStatus``), held as arrays: the nodes in order, and
+    for each an index into ``table``, the statuses they share. Reading it as a mapping is
+    node by node; :meth:`counts` and :meth:`codes` are not."""
+
+    __slots__ = ("nodes", "ids", "table")
+
+    def __init__(self, nodes: Any, ids: Any, table: Sequence[Status]) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.table = tuple(table)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.nodes.tolist())
+
+    def __getitem__(self, node: int) -> Status:
+        found = np.flatnonzero(self.nodes == node)
+        if not len(found):
+            raise KeyError(node)
+        return self.table[self.ids[found[0]]]
+
+    def __contains__(self, node: object) -> bool:
+        return bool((self.nodes == node).any())
+
+    def __repr__(self) -> str:
+        return f"NodeStatuses({dict(self.items())!r})"
+
+    def values(self) -> list[Status]:  # type: ignore[override]
+        return [self.table[i] for i in self.ids.tolist()]
+
+    def items(self) -> list[tuple[int, Status]]:  # type: ignore[override]
+        return list(zip(self.nodes.tolist(), self.values()))
+
+    def with_first(self, node: int, status: Status) -> NodeStatuses:
+        """A copy with ``node`` put first, failing with ``status``."""
+        return NodeStatuses(np.concatenate([[node], self.nodes]),
+                            np.concatenate([[len(self.table)], self.ids]),
+                            self.table + (status,))
+
+    def counts(self) -> list[tuple[Status, int]]:
+        """Each status of the table with the number of nodes that have it."""
+        numbers = np.bincount(self.ids, minlength=len(self.table)).tolist()
+        return list(zip(self.table, numbers))
+
+    def distinct(self) -> list[Status]:
+        """The statuses some node has."""
+        return [s for s, count in self.counts() if count]
+
+    def codes(self, num_nodes: int, absent: Status) -> npt.NDArray[np.int64]:
+        """Every node row's status code (``absent``'s where the node has no entry)."""
+        out = np.full(num_nodes, int(absent.code), dtype=np.int64)
+        if len(self.nodes):
+            table = np.array([int(s.code) for s in self.table], dtype=np.int64)
+            out[self.nodes] = table[self.ids]
+        return out
+
+    @classmethod
+    def of(cls, statuses: Mapping[int, Status]) -> NodeStatuses:
+        if isinstance(statuses, NodeStatuses):
+            return statuses
+        return cls(list(statuses), np.arange(len(statuses)), list(statuses.values()))
+
+
+def failure_message(num_all: int, failures: Mapping[int, Status], absent: Status | None) -> str:
+    """:func:`fit_error_message` over ``failures``, counting each distinct status once."""
+    if not isinstance(failures, NodeStatuses):
+        return fit_error_message(num_all, failures.values(), absent=absent)
+    histogram: Counter[str] = Counter()
+    explicit = 0
+    for status, count in failures.counts():
+        if not count:
+            continue
+        explicit += count
+        for reason in status.reasons:
+            histogram[reason] += count
+    if absent is not None and explicit < num_all:
+        for reason in absent.reasons:
+            histogram[reason] += num_all - explicit
+    entries = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    message = f"0/{num_all} nodes are available:"
+    return message + (" " + ", ".join(entries) + "." if entries else "")
+
+
+_MAX_PRIORITY, _MIN_PRIORITY = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+
+class NominatedPods(Mapping[int, Sequence[Pod]]):
+    """Node row -> the pods nominated to it (the queue's nominator), with each node's summed
+    request vector and priority range: a cycle finds the nodes whose nominated pods it must
+    leave room for (``addGENominatedPods``) without visiting every nomination."""
+
+    def __init__(self, state: ClusterState) -> None:
+        n, r = state.num_nodes, len(state.resource_names)
+        self.node_index, self.names = state.node_index, state.resource_names
+        self.total = np.zeros((n, r), dtype=np.int64)
+        self.low = np.full(n, _MAX_PRIORITY, dtype=np.int64)
+        self.high = np.full(n, _MIN_PRIORITY, dtype=np.int64)
+        self._pods: dict[int, tuple[Pod, ...]] = {}
+        #: ("uid", uid) / ("key", key) -> rows where such a pod is nominated.
+        self._who: dict[tuple[str, str], set[int]] = {}
+        self._vectors: dict[int, tuple[Pod, npt.NDArray[np.int64]]] = {}
+        self._rows: npt.NDArray[np.int64] | None = None
+        #: What the index follows (for its owner to tell).
+        self.source: Any = None
+
+    @classmethod
+    def of(cls, state: ClusterState, nominated: Mapping[int, Sequence[Pod]]) -> NominatedPods:
+        """``nominated`` itself when it is an index of ``state``'s layout, else an index of it."""
+        if isinstance(nominated, NominatedPods) and nominated.matches(state):
+            return nominated
+        index = cls(state)
+        for row, pods in nominated.items():
+            index.set_node(row, pods)
+        return index
+
+    def matches(self, state: ClusterState) -> bool:
+        return self.node_index is state.node_index and self.names == state.resource_names
+
+    def __getitem__(self, row: int) -> Sequence[Pod]:
+        return self._pods[row]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._pods)
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def set_node(self, row: int, pods: Sequence[Pod]) -> None:
+        """The pods now nominated to node ``row``."""
+        for pod in self._pods.pop(row, ()):
+            for who in _identities(pod):
+                self._who.get(who, set()).discard(row)
+            self._vectors.pop(id(pod), None)
+        pods = tuple(pods)
+        self.total[row] = 0
+        self.low[row], self.high[row] = _MAX_PRIORITY, _MIN_PRIORITY
+        if pods:
+            self._pods[row] = pods
+            for pod in pods:
+                self.total[row] += self.vector(pod)
+                for who in _identities(pod):
+                    self._who.setdefault(who, set()).add(row)
+            self.low[row] = min(p.priority for p in pods)
+            self.high[row] = max(p.priority for p in pods)
+        self._rows = None
+
+    def vector(self, pod: Pod) -> npt.NDArray[np.int64]:
+        """:func:`request_vector` of a nominated pod (kept while it is nominated)."""
+        found = self._vectors.get(id(pod))
+        if found is None or found[0] is not pod:
+            requests = pod_requests(pod)
+            found = self._vectors[id(pod)] = (pod, np.array(
+                [requests.get(name, 0) if name != PODS else 1 for name in self.names],
+                dtype=np.int64))
+        return found[1]
+
+    def rows(self) -> npt.NDArray[np.int64]:
+        """The node rows with nominated pods, ascending."""
+        if self._rows is None:
+            self._rows = np.array(sorted(self._pods), dtype=np.int64)
+        return self._rows
+
+    def relevant(self, pod: Pod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The nodes with pods :func:`nominated_before` ``pod`` (ascending), and per node the
+        sum of their request vectors."""
+        rows = self.rows()
+        p = pod.priority
+        low, high = self.low[rows], self.high[rows]
+        exact = (high >= p) & (low < p)
+        own = set().union(*(self._who.get(who, ()) for who in _identities(pod)))
+        if own:
+            exact |= np.isin(rows, np.fromiter(own, dtype=np.int64, count=len(own)))
+        take = (low >= p) & ~exact
+        chosen, extra = rows[take], self.total[rows[take]]
+        if exact.any():
+            more = [(row, others) for row in rows[exact].tolist()
+                    if (others := nominated_before(pod, self._pods[row]))]
+            if more:
+                added = np.array([row for row, _ in more], dtype=np.int64)
+                sums = np.array([sum(self.vector(p) for p in others) for _, others in more],
+                                dtype=np.int64).reshape(len(more), len(self.names))
+                chosen = np.concatenate([chosen, added])
+                extra = np.concatenate([extra, sums])
+                order = np.argsort(chosen, kind="stable")
+                chosen, extra = chosen[order], extra[order]
+        return chosen, extra
+
+
+def _identities(pod: Pod) -> list[tuple[str, str]]:
+    """What :func:`nominated_before` tells a pod apart by."""
+    return [("uid", pod.uid), ("key", pod.key)] if pod.uid else [("key", pod.key)]
 
 
 def request_vector(state: ClusterState, pod: Pod) -> npt.NDArray[np.int64]:

@@ -13,9 +13,14 @@ from typing import Any, ClassVar
 
 import attrs
 
+import numpy as np
+
 from ksched.api import Pod
+from ksched.constants import PODS
 from ksched.framework import preemption
 from ksched.framework.interfaces import Cycle, Handle, PostFilterResult
+from ksched.framework.runtime import NODE_STATIC_FILTERS, NodeStatuses, NominatedPods
+from ksched.kernels import preemption as kernels
 from ksched.state import ClusterState
 from ksched.status import Code, Status, unresolvable
 
@@ -152,3 +157,61 @@ class DefaultPreemption:
         if violating and non_violating:
             victims = sort_by_importance(victims)
         return victims, num_violating, Status()
+
+    def dry_run(self, cycle: Cycle, potential: np.ndarray, offset: int, wanted: int,
+                handle: Handle, diagnosis: Any) -> preemption.CompiledDryRun | None:
+        """``DryRunPreemption`` with :meth:`select_victims_on_node` in the compiled kernel,
+        where that is exact: of the filters that run only NodeResourcesFit looks at pods, no
+        PodDisruptionBudgets, the bound pods' table at hand (``handle.node_pods`` of an
+        Assumer), the node-static filters pass on every potential node. ``None`` otherwise."""
+        state, framework = cycle.state, handle.framework
+        skipped = diagnosis.pre_filter_skipped
+        assumer = getattr(handle.node_pods, "__self__", None)
+        if (handle.pdbs or diagnosis.pre_filter_status is not None
+                or not (framework.vectorized and framework.resource_only(skipped))
+                or not hasattr(assumer, "pod_table")):
+            return None
+        table = assumer.pod_table()
+        if assumer.state is not state or not _statics_pass(cycle, framework, potential,
+                                                           diagnosis):
+            return None
+        fit = framework.plugins.get("NodeResourcesFit")
+        fit_enabled = fit is not None and "NodeResourcesFit" not in skipped and \
+            "NodeResourcesFit" in dict(framework.points["filter"])
+        width = len(state.resource_names)
+        if fit_enabled:
+            vector, checked, _, count_only, missing = fit._wanted(cycle)
+        else:
+            vector, checked, count_only, missing = (np.zeros(width, np.int64),
+                                                    np.zeros(0, np.int64), True, np.int64(0))
+        rows, extra = NominatedPods.of(state, handle.nominated).relevant(cycle.pod)
+        slot = np.full(state.num_nodes, -1, dtype=np.int64)
+        slot[rows] = np.arange(len(rows), dtype=np.int64)
+        m = len(potential)
+        out = {"node": np.empty(m, np.int64), "kind": np.empty(m, np.int64),
+               "code": np.empty(m, np.int64), "indptr": np.empty(m + 1, np.int64),
+               "victims": np.empty(max(len(state.pods), 1), np.int64)}
+        tried = kernels.dry_run(
+            potential, offset, wanted, cycle.pod.priority, state.allocatable, state.requested,
+            state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
+            fit_enabled, slot, extra.reshape(len(rows), width), table.slots, table.counts,
+            table.priority, table.start, table.request, out["node"], out["kind"], out["code"],
+            out["indptr"], out["victims"])
+        return preemption.CompiledDryRun(
+            state, table, out, int(tried),
+            lambda code: fit.status_of_code(cycle, code))
+
+
+def _statics_pass(cycle: Cycle, framework: Any, potential: np.ndarray, diagnosis: Any) -> bool:
+    """Whether the node-static filters pass on every potential node: those before the first
+    plugin a potential node failed did; the others are asked."""
+    filters = [name for name, _ in framework.points["filter"]]
+    failed = {s.plugin for s in NodeStatuses.of(diagnosis.failures).distinct()
+              if s.code == Code.UNSCHEDULABLE}
+    first = min((filters.index(p) if p in filters else 0 for p in failed), default=0)
+    for position, (name, plugin) in enumerate(framework.points["filter"]):
+        if position >= first and name in NODE_STATIC_FILTERS and \
+                name not in diagnosis.pre_filter_skipped and \
+                not plugin.filter(cycle, potential).passed.all():
+            return False
+    return True

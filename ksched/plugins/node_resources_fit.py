@@ -112,6 +112,21 @@ class NodeResourcesFit:
                                   state.resource_column(PODS), count_only) | missing
         return _fit_status(int(codes[0]), names) if codes[0] else SUCCESS
 
+    def filter_added(self, cycle: Cycle, nodes: NodeIndices, added: np.ndarray) -> FilterResult:
+        """``Filter`` on ``nodes`` with ``added[i]`` more requested on ``nodes[i]`` (per
+        resource column, the pod count included): the nominated pods of each node added to
+        copies of their NodeInfos."""
+        state = cycle.state
+        vector, checked, names, count_only, missing = self._wanted(cycle)
+        codes = kernels.fit_codes(state.allocatable[nodes], state.requested[nodes] + added,
+                                  np.arange(len(nodes), dtype=np.int64), vector, checked,
+                                  state.resource_column(PODS), count_only) | missing
+        return FilterResult.from_codes(codes, lambda code: _fit_status(code, names))
+
+    def status_of_code(self, cycle: Cycle, code: int) -> Status:
+        """The status of a fit code of this cycle's pod (0: success)."""
+        return _fit_status(code, self._wanted(cycle)[2]) if code else SUCCESS
+
     def _wanted(self, cycle: Cycle) -> tuple[np.ndarray, np.ndarray, list[str], bool, np.int64]:
         """What ``fitsRequest`` checks: the request per column, the checked columns and their
         names, whether only the pod count matters, and the codes of requested scalars no
