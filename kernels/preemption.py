@@ -6,14 +6,15 @@ filters only NodeResourcesFit makes depend on a node's pods, no PodDisruptionBud
 a node's verdict once pods are removed (and its nominated pods added) is the fit check
 (``fitsRequest``) on its changed requests. And ``pickOneNodeForPreemption``'s five criteria.
 
-Arrays (``N`` nodes, ``R`` resources, ``B`` bound pods by row):
+Arrays (``N`` nodes, ``R`` resources):
 
 allocatable, requested : int64[N, R]; pod_request : int64[R]; checked : int64[m] the columns
 the fit check looks at; missing : int64, fit-code bits of requested resources no node has.
 nominated_slot : int64[N], the row of ``nominated_extra`` (int64[k, R]) summing the requests
-of the node's pods nominated before the pod (-1: none). slots : int64[N, W], each node's pod
-rows in ``NodeInfo.Pods`` order, ``counts[node]`` of them; row_priority : int64[B],
-row_start : float64[B] (``GetPodStartTime``, +inf when unset), row_request : int64[B, R].
+of the node's pods nominated before the pod (-1: none). slots : int64[N, W], each node's pods
+(by serial) in ``NodeInfo.Pods`` order, ``counts[node]`` of them, with slot_priority :
+int64[N, W], slot_start : float64[N, W] (``GetPodStartTime``, +inf when unset) and
+slot_request : int64[N, W, R].
 """
 
 from __future__ import annotations
@@ -71,15 +72,17 @@ def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_requ
 @jit
 def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column, pod_request,
             checked, count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots,
-            counts, row_priority, row_start, row_request, out_node, out_kind, out_code,
-            out_indptr, out_victims):
+            counts, slot_priority, slot_start, slot_request, out_node, out_kind, out_code,
+            out_indptr, out_victims, out_priority, out_start):
     """Dry-run the nodes ``walk[(offset + i) % len(walk)]`` in turn until ``max(wanted, 1)``
     candidates are found; returns how many nodes were tried.
 
     Per node tried (``out_*[i]``): the node, its kind (``CANDIDATE``, ``NO_VICTIMS``,
     ``FIT_FAILURE`` with the fit code in ``out_code``, or ``NO_VICTIM_LEFT``: the pod fits
     with every pod back); a candidate's victims are ``out_victims[out_indptr[i]:out_indptr[i
-    + 1]]``, most important first. ``out_victims`` must hold every bound pod's row.
+    + 1]]`` (their ``slots`` entries, most important first, with their priorities and start
+    times in ``out_priority`` / ``out_start``). The ``out_victims`` arrays must hold every
+    bound pod.
     """
     m = walk.shape[0]
     r = allocatable.shape[1]
@@ -89,10 +92,15 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
     found = 0
     end = 0
     out_indptr[0] = 0
+    position = offset % m if m > 0 else 0
     for i in range(m):
-        node = walk[(offset + i) % m]
+        node = walk[position]
+        position += 1
+        if position == m:
+            position = 0
         out_node[i] = node
         out_code[i] = 0
+        out_indptr[i + 1] = end
         slot = nominated_slot[node]
         nominated = slot >= 0
         extra = nominated_extra[slot] if nominated else empty
@@ -100,13 +108,11 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
         delta[:] = 0
         count = 0
         for s in range(counts[node]):
-            row = slots[node, s]
-            if row_priority[row] < priority:
-                pending[count] = row
+            if slot_priority[node, s] < priority:
+                pending[count] = s
                 count += 1
                 for col in range(r):
-                    delta[col] -= row_request[row, col]
-        out_indptr[i + 1] = end
+                    delta[col] -= slot_request[node, s, col]
         if count == 0:
             out_kind[i] = NO_VICTIMS
             continue
@@ -116,17 +122,19 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
             out_kind[i] = FIT_FAILURE
             out_code[i] = code
             continue
-        _sort_by_importance(pending[:count], row_priority, row_start)
+        _sort_by_importance(pending[:count], slot_priority[node], slot_start[node])
         # Reprieve, most important first: a pod without which the pod no longer fits stays out.
         for k in range(count):
-            row = pending[k]
+            s = pending[k]
             for col in range(r):
-                delta[col] += row_request[row, col]
+                delta[col] += slot_request[node, s, col]
             if _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
                             checked, pods_column, count_only, missing, fit_enabled) != 0:
                 for col in range(r):
-                    delta[col] -= row_request[row, col]
-                out_victims[end] = row
+                    delta[col] -= slot_request[node, s, col]
+                out_victims[end] = slots[node, s]
+                out_priority[end] = slot_priority[node, s]
+                out_start[end] = slot_start[node, s]
                 end += 1
         out_indptr[i + 1] = end
         if end == out_indptr[i]:
@@ -140,73 +148,104 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
 
 
 @jit(inline="always")
-def _sort_by_importance(rows, row_priority, row_start):
-    """``MoreImportantPod`` order, stable (Go's insertion sort of short slices)."""
-    for i in range(1, rows.shape[0]):
-        row = rows[i]
+def _sort_by_importance(order, priority, start):
+    """``MoreImportantPod`` order of the slots ``order``, stable (Go's insertion sort of
+    short slices)."""
+    for i in range(1, order.shape[0]):
+        s = order[i]
         j = i
-        while j > 0 and (row_priority[rows[j - 1]] < row_priority[row]
-                         or (row_priority[rows[j - 1]] == row_priority[row]
-                             and row_start[rows[j - 1]] > row_start[row])):
-            rows[j] = rows[j - 1]
+        while j > 0 and (priority[order[j - 1]] < priority[s]
+                         or (priority[order[j - 1]] == priority[s]
+                             and start[order[j - 1]] > start[s])):
+            order[j] = order[j - 1]
             j -= 1
-        rows[j] = row
+        order[j] = s
 
 
 @jit
-def pick_candidate(starts, ends, victims, violations, row_priority, row_start, name_rank):
-    """``pickOneNodeForPreemption`` over candidates ``c`` with victims
-    ``victims[starts[c]:ends[c]]`` (most important first) and ``violations[c]`` PDB
-    violations: fewest violations, lowest top victim priority, lowest sum of priorities
+def pick_candidate(starts, ends, violations, victim_priority, victim_start, name_rank):
+    """``pickOneNodeForPreemption`` over candidates ``c`` with victims ``starts[c]:ends[c]``
+    of ``victim_priority`` / ``victim_start`` (most important first) and ``violations[c]``
+    PDB violations: fewest violations, lowest top victim priority, lowest sum of priorities
     (each shifted by 2**31), fewest victims, latest earliest start among the top-priority
     victims. Returns whether each candidate is still tied after the five criteria, and the
     tied candidate with the smallest ``name_rank``."""
     n = starts.shape[0]
-    keys = np.empty((n, 5), dtype=np.float64)
     exact = np.empty((n, 4), dtype=np.int64)
+    earliest = np.empty(n, dtype=np.float64)
     for c in range(n):
-        top = row_priority[victims[starts[c]]]
         total = np.int64(0)
-        high = row_priority[victims[starts[c]]]
+        high = victim_priority[starts[c]]
         for k in range(starts[c], ends[c]):
-            total += row_priority[victims[k]] + np.int64(2147483648)
-            high = max(high, row_priority[victims[k]])
-        earliest = np.inf
+            total += victim_priority[k] + np.int64(2147483648)
+            high = max(high, victim_priority[k])
+        first = np.inf
         for k in range(starts[c], ends[c]):
-            if row_priority[victims[k]] == high:
-                earliest = min(earliest, row_start[victims[k]])
+            if victim_priority[k] == high:
+                first = min(first, victim_start[k])
         exact[c, 0] = -violations[c]
-        exact[c, 1] = -top
+        exact[c, 1] = -victim_priority[starts[c]]
         exact[c, 2] = -total
         exact[c, 3] = -(ends[c] - starts[c])
-        keys[c, 4] = earliest
+        earliest[c] = first
     tied = np.ones(n, dtype=np.bool_)
+    remaining = n
     for criterion in range(5):
-        remaining = 0
-        for c in range(n):
-            remaining += tied[c]
         if remaining <= 1:
             break
-        first = True
         best_int = np.int64(0)
         best_float = 0.0
-        for c in range(n):
-            if not tied[c]:
-                continue
-            if criterion < 4:
-                if first or exact[c, criterion] > best_int:
-                    best_int = exact[c, criterion]
-            elif first or keys[c, 4] > best_float:
-                best_float = keys[c, 4]
-            first = False
+        seen = False
         for c in range(n):
             if tied[c]:
-                if criterion < 4:
-                    tied[c] = exact[c, criterion] == best_int
-                else:
-                    tied[c] = keys[c, 4] == best_float
+                if criterion < 4 and (not seen or exact[c, criterion] > best_int):
+                    best_int = exact[c, criterion]
+                elif criterion == 4 and (not seen or earliest[c] > best_float):
+                    best_float = earliest[c]
+                seen = True
+        remaining = 0
+        for c in range(n):
+            if tied[c]:
+                tied[c] = (exact[c, criterion] == best_int if criterion < 4
+                           else earliest[c] == best_float)
+                remaining += tied[c]
     best = -1
     for c in range(n):
         if tied[c] and (best < 0 or name_rank[c] < name_rank[best]):
             best = c
     return tied, best
+
+
+@jit
+def group_codes(codes):
+    """``np.unique(codes, return_inverse=True)`` for arrays with few distinct values (status
+    codes): one pass, no sort of the whole array. Returns (distinct ascending, inverse), or
+    an empty ``distinct`` when there are more than 64 values (use ``np.unique``)."""
+    n = codes.shape[0]
+    found = np.empty(64, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)
+    d = 0
+    last = -1
+    for i in range(n):
+        code = codes[i]
+        if last >= 0 and found[last] == code:
+            slot[i] = last
+            continue
+        k = 0
+        while k < d and found[k] != code:
+            k += 1
+        if k == d:
+            if d == 64:
+                return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)
+            found[d] = code
+            d += 1
+        slot[i] = k
+        last = k
+    order = np.argsort(found[:d])
+    rank = np.empty(d, dtype=np.int64)
+    for k in range(d):
+        rank[order[k]] = k
+    inverse = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        inverse[i] = rank[slot[i]]
+    return found[:d][order], inverse

@@ -138,7 +138,7 @@ class Assumer:
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
         if self._table is not None:
-            self._table.add(node, count)
+            self._table.add(node, serial, pod)
         self._log.append((pod, self.state.node_names[node]))
         self._pod_node[count] = node
 
@@ -193,7 +193,7 @@ class Assumer:
             on_node[at] = on_node[-1]
             on_node.pop()
             if self._table is not None:
-                self._table.discard(node, row)
+                self._table.discard(node, int(self._serial[row]))
             self._serial_row[self._rows.pop(key)] = -1
             self._dead.add(row)
             removed.append(attrs.evolve(pod, node_name=state.node_names[node]))
@@ -202,8 +202,6 @@ class Assumer:
     def _compact(self) -> None:
         """Drop removed pods from the log (renumbering rows; serials stay)."""
         count = len(self._log)
-        if self._table is not None:
-            self._table.fill(self._log)
         dead = sorted(self._dead)
         keep = np.ones(count, dtype=np.bool_)
         keep[dead] = False
@@ -214,8 +212,6 @@ class Assumer:
         log += self._log[previous:]
         self._log = log
         new_row = np.cumsum(keep) - 1
-        if self._table is not None:
-            self._table.compact(keep, new_row)
         kept = len(log)
         size = max(2 * kept, 1024)
         for name in ("_pod_node", "_serial"):
@@ -249,8 +245,11 @@ class Assumer:
         self.sync()
         if self._table is None:
             self._table = PodTable(self)
-        self._table.fill(self._log)
         return self._table
+
+    def rows_of_serials(self, serials: np.ndarray) -> np.ndarray:
+        """The log rows of pods by serial (-1: removed)."""
+        return self._serial_row[serials]
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
@@ -263,65 +262,66 @@ class Assumer:
 
 
 class PodTable:
-    """The bound pods as preemption's dry run reads them (``NodeInfo.Pods`` per node).
+    """The bound pods as preemption's dry run reads them: per node, its pods in
+    ``NodeInfo.Pods`` order (appended; a removed pod's place taken by the node's last one).
 
-    ``priority`` int64, ``start`` float64 (``GetPodStartTime``; +inf when unset) and
-    ``request`` int64[rows, R] (what the pod adds to ``requested``, the pod count included)
-    per log row, filled up to ``filled``; ``slots[node, :counts[node]]`` the node's rows in
-    ``NodeInfo.Pods`` order (appended, a removed pod's place taken by the last one).
+    ``slots[node, :counts[node]]`` are the pods' serials (:meth:`Assumer.rows_of_serials`
+    gives their rows), with ``priority`` int64, ``start`` float64 (``GetPodStartTime``:
+    +inf when unset) and ``request`` int64[..., R] (what the pod adds to ``requested``, the
+    pod count included) beside them. Serials do not change when the log is compacted.
     """
 
     def __init__(self, assumer: Assumer) -> None:
         state = assumer.state
-        rows = max(len(assumer._log), 1024)
         self.names = state.resource_names
         self.pods_column = state.resource_names.index(PODS)
-        self.priority = np.zeros(rows, dtype=np.int64)
-        self.start = np.zeros(rows, dtype=np.float64)
-        self.request = np.zeros((rows, len(self.names)), dtype=np.int64)
-        self.filled = 0
         self._vectors: dict[int, tuple[Any, np.ndarray]] = {}
         lists = assumer.node_pods()
         self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
-        width = max(int(self.counts.max(initial=0)), 4)
-        self.slots = np.full((state.num_nodes, width), -1, dtype=np.int64)
-        for node, keys in enumerate(lists):
-            self.slots[node, :len(keys)] = [assumer.row_of(key) for key in keys]
+        self._allocate(state.num_nodes, max(int(self.counts.max(initial=0)), 4))
+        rows = np.array([assumer.row_of(key) for keys in lists for key in keys], np.int64)
+        nodes = np.repeat(np.arange(len(lists), dtype=np.int64), self.counts)
+        at = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(self.counts)
+                                                              - self.counts, self.counts)
+        pods = [(item[0] if type(item) is tuple else item)
+                for item in map(assumer._log.__getitem__, rows.tolist())]
+        self.slots[nodes, at] = assumer._serial[rows]
+        self.priority[nodes, at] = [p.priority for p in pods]
+        self.start[nodes, at] = [np.inf if p.start_time is None else p.start_time for p in pods]
+        self.request[nodes, at] = np.array([self._vector(p) for p in pods],
+                                           dtype=np.int64).reshape(len(pods), len(self.names))
 
-    def add(self, node: int, row: int) -> None:
-        """A pod was appended at ``row`` on ``node`` (``NodeInfo.AddPod``)."""
-        at = self.counts[node]
+    def _allocate(self, nodes: int, width: int) -> None:
+        self.slots = np.full((nodes, width), -1, dtype=np.int64)
+        self.priority = np.zeros((nodes, width), dtype=np.int64)
+        self.start = np.zeros((nodes, width), dtype=np.float64)
+        self.request = np.zeros((nodes, width, len(self.names)), dtype=np.int64)
+
+    def _put(self, node: int, at: int, serial: int, pod: Pod) -> None:
+        self.slots[node, at] = serial
+        self.priority[node, at] = pod.priority
+        self.start[node, at] = np.inf if pod.start_time is None else pod.start_time
+        self.request[node, at] = self._vector(pod)
+
+    def add(self, node: int, serial: int, pod: Pod) -> None:
+        """``pod`` was appended to ``node`` (``NodeInfo.AddPod``)."""
+        at = int(self.counts[node])
         if at == self.slots.shape[1]:
-            self.slots = np.hstack([self.slots, np.full_like(self.slots, -1)])
-        self.slots[node, at] = row
+            old = (self.slots, self.priority, self.start, self.request)
+            self._allocate(self.slots.shape[0], 2 * at)
+            for new, values in zip((self.slots, self.priority, self.start, self.request), old):
+                new[:, :at] = values
+        self._put(node, at, serial, pod)
         self.counts[node] = at + 1
 
-    def discard(self, node: int, row: int) -> None:
-        """The pod at ``row`` left ``node``: the node's last pod takes its place."""
-        last = self.counts[node] - 1
-        on_node = self.slots[node]
-        at = int(np.flatnonzero(on_node[:last + 1] == row)[0])
-        on_node[at] = on_node[last]
-        on_node[last] = -1
+    def discard(self, node: int, serial: int) -> None:
+        """The pod ``serial`` left ``node``: the node's last pod takes its place."""
+        last = int(self.counts[node]) - 1
+        at = int(np.flatnonzero(self.slots[node, :last + 1] == serial)[0])
+        for array in (self.slots, self.priority, self.start, self.request):
+            array[node, at] = array[node, last]
+        self.slots[node, last] = -1
         self.counts[node] = last
-
-    def fill(self, log: Sequence[Any]) -> None:
-        """Fill the rows logged since the last call."""
-        count = len(log)
-        if count > len(self.priority):
-            size = 2 * count
-            for name in ("priority", "start", "request"):
-                old = getattr(self, name)
-                fresh = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
-                fresh[:len(old)] = old
-                setattr(self, name, fresh)
-        for row in range(self.filled, count):
-            item = log[row]
-            pod = item[0] if type(item) is tuple else item
-            self.priority[row] = pod.priority
-            self.start[row] = np.inf if pod.start_time is None else pod.start_time
-            self.request[row] = self._vector(pod)
-        self.filled = count
 
     def _vector(self, pod: Pod) -> np.ndarray:
         """The pod's request vector; replicas sharing their spec objects share one."""
@@ -334,20 +334,6 @@ class PodTable:
         vector[self.pods_column] = 1
         self._vectors[id(pod.containers)] = (parts, vector)
         return vector
-
-    def compact(self, keep: np.ndarray, new_row: np.ndarray) -> None:
-        """Renumber rows after removed pods left the log (``keep`` over the old rows, all
-        filled); the removed rows are in no node's slots any more."""
-        kept = int(keep.sum())
-        size = max(2 * kept, 1024)
-        for name in ("priority", "start", "request"):
-            old = getattr(self, name)[:len(keep)][keep]
-            fresh = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
-            fresh[:kept] = old
-            setattr(self, name, fresh)
-        self.filled = kept
-        used = self.slots >= 0
-        self.slots[used] = new_row[self.slots[used]]
 
 
 def _key(item: Pod | tuple[Pod, str]) -> str:

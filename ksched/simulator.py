@@ -655,8 +655,10 @@ class Simulator:
                 "schedule pods":
             handle = Handle(framework, nominated=self._nominations(), pdbs=tuple(self.pdbs),
                             node_pods=self.assumer.rows_on, rng=self.rng)
-            result, status = framework.run_post_filter(Cycle(self.assumer.state, pod), diagnosis,
-                                                       handle)
+            cycle = diagnosis.cycle
+            if cycle is None or cycle.state is not self.assumer.state or cycle.pod is not pod:
+                cycle = Cycle(self.assumer.state, pod)
+            result, status = framework.run_post_filter(cycle, diagnosis, handle)
             message = with_post_filter(diagnosis.message, status)
             if result is not None and result.nominated_node:
                 self._preempt(pod, result.nominated_node, result.victims, info.attempts)

@@ -7,6 +7,7 @@ supplies eligibility, the number of candidates and ``SelectVictimsOnNode``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -192,17 +193,22 @@ class CompiledDryRun:
     """What the compiled dry run (:func:`ksched.kernels.preemption.dry_run`) found on the
     nodes it tried: candidates with their victims (pod rows of ``state``), and failures."""
 
-    def __init__(self, state: Any, table: Any, out: dict[str, np.ndarray], tried: int,
+    def __init__(self, state: Any, out: dict[str, np.ndarray], tried: int,
+                 rows: Callable[[np.ndarray], np.ndarray],
                  fit_status: Callable[[int], Status]) -> None:
-        self.state, self.table = state, table
+        self.state = state
         self.nodes = out["node"][:tried]
         self.kinds = out["kind"][:tried]
         self.codes = out["code"][:tried]
         self.indptr = out["indptr"][:tried + 1]
-        self.victims = out["victims"]
+        end = int(self.indptr[-1])
+        self.victims = rows(out["victims"][:end])
+        self.priority, self.start = out["priority"][:end], out["start"][:end]
         self.positions = np.flatnonzero(self.kinds == kernels.CANDIDATE)
         self.failures = self._failures(fit_status)
-        self.candidates = Deferred(lambda: [self.candidate(int(i)) for i in self.positions])
+        make = functools.partial(_candidate, state, self.nodes, self.indptr, self.victims)
+        positions = self.positions.tolist()
+        self.candidates = Deferred(lambda: [make(i) for i in positions])
 
     def _failures(self, fit_status: Callable[[int], Status]) -> NodeStatuses:
         from ksched.plugins.default_preemption import NO_VICTIMS
@@ -212,31 +218,38 @@ class CompiledDryRun:
         ids = np.zeros(len(failing), dtype=np.int64)
         table = [unresolvable(NO_VICTIMS)]
         fit = kinds == kernels.FIT_FAILURE
-        distinct, inverse = np.unique(codes[fit], return_inverse=True)
-        ids[fit] = len(table) + inverse.reshape(-1)
-        table += [fit_status(int(code)).with_plugin("NodeResourcesFit") for code in distinct]
+        if fit.any():
+            distinct, inverse = kernels.group_codes(codes[fit])
+            if not len(distinct):
+                distinct, inverse = np.unique(codes[fit], return_inverse=True)
+            ids[fit] = len(table) + inverse.reshape(-1)
+            table += [fit_status(int(code)).with_plugin("NodeResourcesFit") for code in distinct]
         for i in np.flatnonzero(kinds == kernels.NO_VICTIM_LEFT).tolist():
             ids[i] = len(table)
             table.append(no_victim_left(self.state.node_names[int(self.nodes[failing[i]])]))
         return NodeStatuses(self.nodes[failing], ids, table)
 
     def candidate(self, position: int) -> Candidate:
-        pods = self.state.pods
-        rows = self.victims[self.indptr[position]:self.indptr[position + 1]].tolist()
-        return Candidate(self.state.node_names[int(self.nodes[position])],
-                         tuple(pods[r] for r in rows), 0)
+        return _candidate(self.state, self.nodes, self.indptr, self.victims, position)
 
     def pick(self) -> tuple[Candidate, tuple[str, ...]]:
         """:func:`select_candidate` on the candidates' arrays."""
         positions = self.positions
         rank = name_rank(self.state.node_names)[self.nodes[positions]]
         tied, best = kernels.pick_candidate(
-            self.indptr[positions], self.indptr[positions + 1], self.victims,
-            np.zeros(len(positions), dtype=np.int64), self.table.priority, self.table.start,
-            rank)
+            self.indptr[positions], self.indptr[positions + 1],
+            np.zeros(len(positions), dtype=np.int64), self.priority, self.start, rank)
         names = self.state.node_names
         ties = tuple(sorted(names[int(n)] for n in self.nodes[positions[tied]]))
         return self.candidate(int(positions[best])), ties
+
+
+def _candidate(state: Any, nodes: np.ndarray, indptr: np.ndarray, victims: np.ndarray,
+               position: int) -> Candidate:
+    """The candidate the dry run found at ``position`` (no PDB violations counted)."""
+    pods = state.pods
+    rows = victims[indptr[position]:indptr[position + 1]].tolist()
+    return Candidate(state.node_names[int(nodes[position])], tuple(pods[r] for r in rows), 0)
 
 
 _RANKS: dict[int, tuple[Any, np.ndarray]] = {}

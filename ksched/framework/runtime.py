@@ -84,6 +84,8 @@ class ScheduleResult:
     nominated_fast_path: bool = False
     #: The status of nodes with no explicit failure (``NodeToStatus``'s absent-nodes status).
     absent_status: Status = attrs.field(factory=lambda: unresolvable())
+    #: The cycle (its PreFilter state), for PostFilter to go on with.
+    cycle: Cycle | None = attrs.field(default=None, repr=False)
 
     @property
     def scheduled(self) -> bool:
@@ -387,7 +389,7 @@ class Framework:
         if num_all == 0:
             return ScheduleResult(**base, message=NO_NODES_AVAILABLE)
         index = NominatedPods.of(state, nominated or {})
-        cycle = Cycle(state, pod)
+        cycle = base["cycle"] = Cycle(state, pod)
         rejection, names, skipped, subset_plugins = self.run_pre_filter(cycle)
         base.update(pre_filter_skipped=skipped, pre_filter_nodes=names)
         if rejection is not None:
@@ -449,9 +451,14 @@ class Framework:
         each an index into the list of statuses that goes with them."""
         state, pod = cycle.state, cycle.pod
         rows, extra = index.relevant(pod)
-        where = np.full(state.num_nodes, -1, dtype=np.int64)
-        where[walk] = np.arange(len(walk), dtype=np.int64)
-        positions = where[rows]
+        if not len(rows):
+            return _EMPTY, _EMPTY, []
+        if len(walk) == state.num_nodes:  # a rotation of the tree order
+            positions = (state.tree_position[rows] - state.tree_position[walk[0]]) % len(walk)
+        else:
+            where = np.full(state.num_nodes, -1, dtype=np.int64)
+            where[walk] = np.arange(len(walk), dtype=np.int64)
+            positions = where[rows]
         keep = positions >= 0
         keep[keep] = passed[positions[keep]]
         positions, rows, extra = positions[keep], rows[keep], extra[keep]
@@ -483,13 +490,16 @@ class Framework:
         first = first_failure[failing]
         ids = np.empty(len(failing), dtype=np.int64)
         table: list[Status] = []
-        for position in np.unique(first[first >= 0]):
+        for position in np.flatnonzero(np.bincount(first + 1)[1:]).tolist():
             chosen = first == position
             local = results[position].status_ids[failing[chosen]]
-            used, inverse = np.unique(local, return_inverse=True)
-            ids[chosen] = len(table) + inverse.reshape(-1)
+            statuses = results[position].statuses
+            used = np.flatnonzero(np.bincount(local, minlength=len(statuses)))
+            remap = np.zeros(len(statuses), dtype=np.int64)
+            remap[used] = np.arange(len(table), len(table) + len(used))
+            ids[chosen] = remap[local]
             name = self.points["filter"][position][0]
-            table += [results[position].statuses[u].with_plugin(name) for u in used]
+            table += [statuses[u].with_plugin(name) for u in used.tolist()]
         positions, nominated_ids, nominated_table = nominated
         if len(positions):
             slot = np.full(len(passed), -1, dtype=np.int64)
@@ -529,12 +539,13 @@ class NodeStatuses(Mapping[int, Status]):
     for each an index into ``table``, the statuses they share. Reading it as a mapping is
     node by node; :meth:`counts` and :meth:`codes` are not."""
 
-    __slots__ = ("nodes", "ids", "table")
+    __slots__ = ("nodes", "ids", "table", "_counts")
 
     def __init__(self, nodes: Any, ids: Any, table: Sequence[Status]) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.ids = np.asarray(ids, dtype=np.int64)
         self.table = tuple(table)
+        self._counts: list[tuple[Status, int]] | None = None
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -568,8 +579,10 @@ class NodeStatuses(Mapping[int, Status]):
 
     def counts(self) -> list[tuple[Status, int]]:
         """Each status of the table with the number of nodes that have it."""
-        numbers = np.bincount(self.ids, minlength=len(self.table)).tolist()
-        return list(zip(self.table, numbers))
+        if self._counts is None:
+            numbers = np.bincount(self.ids, minlength=len(self.table)).tolist()
+            self._counts = list(zip(self.table, numbers))
+        return self._counts
 
     def distinct(self) -> list[Status]:
         """The statuses some node has."""
@@ -629,6 +642,8 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         self._who: dict[tuple[str, str], set[int]] = {}
         self._vectors: dict[int, tuple[Pod, npt.NDArray[np.int64]]] = {}
         self._rows: npt.NDArray[np.int64] | None = None
+        self._has = np.zeros(n, dtype=np.bool_)
+        self._relevant: tuple[Pod, tuple[Any, Any]] | None = None
         #: What the index follows (for its owner to tell).
         self.source: Any = None
 
@@ -658,7 +673,11 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         """The pods now nominated to node ``row``."""
         for pod in self._pods.pop(row, ()):
             for who in _identities(pod):
-                self._who.get(who, set()).discard(row)
+                rows = self._who.get(who)
+                if rows is not None:
+                    rows.discard(row)
+                    if not rows:
+                        del self._who[who]
             self._vectors.pop(id(pod), None)
         pods = tuple(pods)
         self.total[row] = 0
@@ -671,7 +690,8 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
                     self._who.setdefault(who, set()).add(row)
             self.low[row] = min(p.priority for p in pods)
             self.high[row] = max(p.priority for p in pods)
-        self._rows = None
+        self._has[row] = bool(pods)
+        self._rows, self._relevant = None, None
 
     def vector(self, pod: Pod) -> npt.NDArray[np.int64]:
         """:func:`request_vector` of a nominated pod (kept while it is nominated)."""
@@ -686,12 +706,19 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
     def rows(self) -> npt.NDArray[np.int64]:
         """The node rows with nominated pods, ascending."""
         if self._rows is None:
-            self._rows = np.array(sorted(self._pods), dtype=np.int64)
+            self._rows = np.flatnonzero(self._has)
         return self._rows
 
     def relevant(self, pod: Pod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The nodes with pods :func:`nominated_before` ``pod`` (ascending), and per node the
-        sum of their request vectors."""
+        sum of their request vectors (the last answer is kept until the index changes)."""
+        if self._relevant is not None and self._relevant[0] is pod:
+            return self._relevant[1]
+        found = self._find_relevant(pod)
+        self._relevant = (pod, found)
+        return found
+
+    def _find_relevant(self, pod: Pod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         rows = self.rows()
         p = pod.priority
         low, high = self.low[rows], self.high[rows]

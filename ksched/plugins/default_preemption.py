@@ -187,19 +187,19 @@ class DefaultPreemption:
         rows, extra = NominatedPods.of(state, handle.nominated).relevant(cycle.pod)
         slot = np.full(state.num_nodes, -1, dtype=np.int64)
         slot[rows] = np.arange(len(rows), dtype=np.int64)
-        m = len(potential)
+        m, count = len(potential), max(int(table.counts.sum()), 1)
         out = {"node": np.empty(m, np.int64), "kind": np.empty(m, np.int64),
                "code": np.empty(m, np.int64), "indptr": np.empty(m + 1, np.int64),
-               "victims": np.empty(max(len(state.pods), 1), np.int64)}
+               "victims": np.empty(count, np.int64), "priority": np.empty(count, np.int64),
+               "start": np.empty(count, np.float64)}
         tried = kernels.dry_run(
             potential, offset, wanted, cycle.pod.priority, state.allocatable, state.requested,
             state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
             fit_enabled, slot, extra.reshape(len(rows), width), table.slots, table.counts,
             table.priority, table.start, table.request, out["node"], out["kind"], out["code"],
-            out["indptr"], out["victims"])
-        return preemption.CompiledDryRun(
-            state, table, out, int(tried),
-            lambda code: fit.status_of_code(cycle, code))
+            out["indptr"], out["victims"], out["priority"], out["start"])
+        return preemption.CompiledDryRun(state, out, int(tried), assumer.rows_of_serials,
+                                         lambda code: fit.status_of_code(cycle, code))
 
 
 def _statics_pass(cycle: Cycle, framework: Any, potential: np.ndarray, diagnosis: Any) -> bool:
