@@ -72,8 +72,9 @@ def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_requ
 @jit
 def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column, pod_request,
             checked, count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots,
-            counts, slot_priority, slot_start, slot_request, out_node, out_kind, out_code,
-            out_indptr, out_victims, out_priority, out_start):
+            counts, slot_priority, slot_start, slot_request, stamp, bypass, cache_stamp,
+            cache_kind, cache_code, cache_count, cache_victims, cache_priority, cache_start,
+            out_node, out_kind, out_code, out_indptr, out_victims, out_priority, out_start):
     """Dry-run the nodes ``walk[(offset + i) % len(walk)]`` in turn until ``max(wanted, 1)``
     candidates are found; returns how many nodes were tried.
 
@@ -83,6 +84,11 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
     + 1]]`` (their ``slots`` entries, most important first, with their priorities and start
     times in ``out_priority`` / ``out_start``). The ``out_victims`` arrays must hold every
     bound pod.
+
+    A node's outcome is kept in the ``cache_*`` arrays with its ``stamp`` (which must change
+    whenever its pods or nominated pods do), and reused while the stamp stands, except on the
+    nodes ``bypass`` marks (where the pod's own nomination is left out). The cache belongs to
+    one pod class: the priority and what the fit check reads of the pod.
     """
     m = walk.shape[0]
     r = allocatable.shape[1]
@@ -99,52 +105,85 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
         if position == m:
             position = 0
         out_node[i] = node
-        out_code[i] = 0
-        out_indptr[i + 1] = end
-        slot = nominated_slot[node]
-        nominated = slot >= 0
-        extra = nominated_extra[slot] if nominated else empty
-        # Every lower-priority pod removed, in NodeInfo order.
-        delta[:] = 0
-        count = 0
-        for s in range(counts[node]):
-            if slot_priority[node, s] < priority:
-                pending[count] = s
-                count += 1
-                for col in range(r):
-                    delta[col] -= slot_request[node, s, col]
-        if count == 0:
-            out_kind[i] = NO_VICTIMS
-            continue
-        code = _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
-                            checked, pods_column, count_only, missing, fit_enabled)
-        if code != 0:
-            out_kind[i] = FIT_FAILURE
-            out_code[i] = code
-            continue
-        _sort_by_importance(pending[:count], slot_priority[node], slot_start[node])
-        # Reprieve, most important first: a pod without which the pod no longer fits stays out.
-        for k in range(count):
-            s = pending[k]
-            for col in range(r):
-                delta[col] += slot_request[node, s, col]
-            if _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
-                            checked, pods_column, count_only, missing, fit_enabled) != 0:
-                for col in range(r):
-                    delta[col] -= slot_request[node, s, col]
-                out_victims[end] = slots[node, s]
-                out_priority[end] = slot_priority[node, s]
-                out_start[end] = slot_start[node, s]
+        if not bypass[node] and cache_stamp[node] == stamp[node]:
+            kind = cache_kind[node]
+            out_kind[i] = kind
+            out_code[i] = cache_code[node]
+            for k in range(cache_count[node]):
+                out_victims[end] = cache_victims[node, k]
+                out_priority[end] = cache_priority[node, k]
+                out_start[end] = cache_start[node, k]
                 end += 1
-        out_indptr[i + 1] = end
-        if end == out_indptr[i]:
-            out_kind[i] = NO_VICTIM_LEFT
-            continue
-        out_kind[i] = CANDIDATE
-        found += 1
-        if found >= wanted:
-            return i + 1
+            out_indptr[i + 1] = end
+        else:
+            first = end
+            kind, code, end = _select_victims(
+                node, priority, allocatable, requested, pods_column, pod_request, checked,
+                count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots, counts,
+                slot_priority, slot_start, slot_request, delta, empty, pending, out_victims,
+                out_priority, out_start, end)
+            out_kind[i] = kind
+            out_code[i] = code
+            out_indptr[i + 1] = end
+            if not bypass[node]:
+                cache_stamp[node] = stamp[node]
+                cache_kind[node] = kind
+                cache_code[node] = code
+                cache_count[node] = end - first
+                for k in range(end - first):
+                    cache_victims[node, k] = out_victims[first + k]
+                    cache_priority[node, k] = out_priority[first + k]
+                    cache_start[node, k] = out_start[first + k]
+        if kind == CANDIDATE:
+            found += 1
+            if found >= wanted:
+                return i + 1
     return m
+
+
+@jit(inline="always")
+def _select_victims(node, priority, allocatable, requested, pods_column, pod_request, checked,
+                    count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots,
+                    counts, slot_priority, slot_start, slot_request, delta, empty, pending,
+                    out_victims, out_priority, out_start, end):
+    """``SelectVictimsOnNode`` on one node: (kind, fit code, end of the victims written)."""
+    r = allocatable.shape[1]
+    slot = nominated_slot[node]
+    nominated = slot >= 0
+    extra = nominated_extra[slot] if nominated else empty
+    # Every lower-priority pod removed, in NodeInfo order.
+    delta[:] = 0
+    count = 0
+    for s in range(counts[node]):
+        if slot_priority[node, s] < priority:
+            pending[count] = s
+            count += 1
+            for col in range(r):
+                delta[col] -= slot_request[node, s, col]
+    if count == 0:
+        return NO_VICTIMS, np.int64(0), end
+    code = _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
+                        checked, pods_column, count_only, missing, fit_enabled)
+    if code != 0:
+        return FIT_FAILURE, code, end
+    _sort_by_importance(pending[:count], slot_priority[node], slot_start[node])
+    # Reprieve, most important first: a pod without which the pod no longer fits stays out.
+    first = end
+    for k in range(count):
+        s = pending[k]
+        for col in range(r):
+            delta[col] += slot_request[node, s, col]
+        if _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
+                        checked, pods_column, count_only, missing, fit_enabled) != 0:
+            for col in range(r):
+                delta[col] -= slot_request[node, s, col]
+            out_victims[end] = slots[node, s]
+            out_priority[end] = slot_priority[node, s]
+            out_start[end] = slot_start[node, s]
+            end += 1
+    if end == first:
+        return NO_VICTIM_LEFT, np.int64(0), end
+    return CANDIDATE, np.int64(0), end
 
 
 @jit(inline="always")

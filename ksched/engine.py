@@ -278,6 +278,10 @@ class PodTable:
         self._vectors: dict[int, tuple[Any, np.ndarray]] = {}
         lists = assumer.node_pods()
         self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
+        #: Bumped whenever a node's pods change (its requests with them).
+        self.stamp = np.zeros(state.num_nodes, dtype=np.int64)
+        #: Dry-run outcomes per pod class, reused while stamps stand (see ``dry_run_cache``).
+        self.caches: dict[Any, Any] = {}
         self._allocate(state.num_nodes, max(int(self.counts.max(initial=0)), 4))
         rows = np.array([assumer.row_of(key) for keys in lists for key in keys], np.int64)
         nodes = np.repeat(np.arange(len(lists), dtype=np.int64), self.counts)
@@ -313,6 +317,7 @@ class PodTable:
                 new[:, :at] = values
         self._put(node, at, serial, pod)
         self.counts[node] = at + 1
+        self.stamp[node] += 1
 
     def discard(self, node: int, serial: int) -> None:
         """The pod ``serial`` left ``node``: the node's last pod takes its place."""
@@ -322,6 +327,7 @@ class PodTable:
             array[node, at] = array[node, last]
         self.slots[node, last] = -1
         self.counts[node] = last
+        self.stamp[node] += 1
 
     def _vector(self, pod: Pod) -> np.ndarray:
         """The pod's request vector; replicas sharing their spec objects share one."""

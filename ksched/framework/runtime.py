@@ -643,6 +643,8 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         self._vectors: dict[int, tuple[Pod, npt.NDArray[np.int64]]] = {}
         self._rows: npt.NDArray[np.int64] | None = None
         self._has = np.zeros(n, dtype=np.bool_)
+        #: Bumped whenever a node's nominated pods are set.
+        self.stamp = np.zeros(n, dtype=np.int64)
         self._relevant: tuple[Pod, tuple[Any, Any]] | None = None
         #: What the index follows (for its owner to tell).
         self.source: Any = None
@@ -691,6 +693,7 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
             self.low[row] = min(p.priority for p in pods)
             self.high[row] = max(p.priority for p in pods)
         self._has[row] = bool(pods)
+        self.stamp[row] += 1
         self._rows, self._relevant = None, None
 
     def vector(self, pod: Pod) -> npt.NDArray[np.int64]:
@@ -702,6 +705,10 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
                 [requests.get(name, 0) if name != PODS else 1 for name in self.names],
                 dtype=np.int64))
         return found[1]
+
+    def own_rows(self, pod: Pod) -> list[int]:
+        """The rows where a pod :func:`nominated_before` may leave out as ``pod`` itself."""
+        return sorted(set().union(*(self._who.get(who, ()) for who in _identities(pod))))
 
     def rows(self) -> npt.NDArray[np.int64]:
         """The node rows with nominated pods, ascending."""
@@ -723,9 +730,9 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         p = pod.priority
         low, high = self.low[rows], self.high[rows]
         exact = (high >= p) & (low < p)
-        own = set().union(*(self._who.get(who, ()) for who in _identities(pod)))
+        own = self.own_rows(pod)
         if own:
-            exact |= np.isin(rows, np.fromiter(own, dtype=np.int64, count=len(own)))
+            exact |= np.isin(rows, np.array(own, dtype=np.int64))
         take = (low >= p) & ~exact
         chosen, extra = rows[take], self.total[rows[take]]
         if exact.any():

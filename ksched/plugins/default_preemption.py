@@ -184,9 +184,15 @@ class DefaultPreemption:
         else:
             vector, checked, count_only, missing = (np.zeros(width, np.int64),
                                                     np.zeros(0, np.int64), True, np.int64(0))
-        rows, extra = NominatedPods.of(state, handle.nominated).relevant(cycle.pod)
+        index = NominatedPods.of(state, handle.nominated)
+        rows, extra = index.relevant(cycle.pod)
         slot = np.full(state.num_nodes, -1, dtype=np.int64)
         slot[rows] = np.arange(len(rows), dtype=np.int64)
+        bypass = np.zeros(state.num_nodes, dtype=np.bool_)
+        bypass[index.own_rows(cycle.pod)] = True
+        key = (id(index), cycle.pod.priority, vector[checked].tobytes(), checked.tobytes(),
+               bool(count_only), int(missing), fit_enabled)
+        cache = _cache(table, key, index)
         m, count = len(potential), max(int(table.counts.sum()), 1)
         out = {"node": np.empty(m, np.int64), "kind": np.empty(m, np.int64),
                "code": np.empty(m, np.int64), "indptr": np.empty(m + 1, np.int64),
@@ -196,10 +202,26 @@ class DefaultPreemption:
             potential, offset, wanted, cycle.pod.priority, state.allocatable, state.requested,
             state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
             fit_enabled, slot, extra.reshape(len(rows), width), table.slots, table.counts,
-            table.priority, table.start, table.request, out["node"], out["kind"], out["code"],
-            out["indptr"], out["victims"], out["priority"], out["start"])
+            table.priority, table.start, table.request, table.stamp + index.stamp, bypass,
+            *cache[1:], out["node"], out["kind"], out["code"], out["indptr"], out["victims"],
+            out["priority"], out["start"])
         return preemption.CompiledDryRun(state, out, int(tried), assumer.rows_of_serials,
                                          lambda code: fit.status_of_code(cycle, code))
+
+
+def _cache(table: Any, key: tuple, index: NominatedPods) -> tuple:
+    """The dry run's outcome cache of one pod class on one table and nominations index:
+    (index, stamps, kinds, codes, victim counts, victims, their priorities and starts)."""
+    n, width = table.slots.shape
+    found = table.caches.get(key)
+    if found is None or found[0] is not index or found[5].shape[1] != width:
+        if len(table.caches) >= 8:
+            table.caches.pop(next(iter(table.caches)))
+        found = table.caches[key] = (
+            index, np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.int64), np.zeros((n, width), np.int64),
+            np.zeros((n, width), np.int64), np.zeros((n, width), np.float64))
+    return found
 
 
 def _statics_pass(cycle: Cycle, framework: Any, potential: np.ndarray, diagnosis: Any) -> bool:
