@@ -288,3 +288,28 @@ def group_codes(codes):
     for i in range(n):
         inverse[i] = rank[slot[i]]
     return found[:d][order], inverse
+
+
+@jit
+def added_fit_codes(allocatable, requested, nodes, added, pod_request, checked, pods_column,
+                    count_only):
+    """``fit_codes`` of ``nodes[i]`` with ``added[i]`` more requested (its nominated pods),
+    without gathering the nodes' rows first."""
+    out = np.zeros(nodes.shape[0], dtype=np.int64)
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        code = np.int64(0)
+        if requested[node, pods_column] + added[i, pods_column] + 1 > \
+                allocatable[node, pods_column]:
+            code |= TOO_MANY_PODS
+        if not count_only:
+            for j in range(checked.shape[0]):
+                col = checked[j]
+                want = pod_request[col]
+                if want > 0 and want > allocatable[node, col] - (requested[node, col]
+                                                                 + added[i, col]):
+                    code |= np.int64(1) << np.int64(1 + j)
+                    if want > allocatable[node, col]:
+                        code |= UNRESOLVABLE
+        out[i] = code
+    return out

@@ -420,7 +420,7 @@ class Framework:
         n = len(candidates)
         to_find = num_feasible_nodes_to_find(percentage, n) if self.has_scoring else 1
         start = next_start_index % n if n else 0
-        walk = candidates[(start + np.arange(n)) % n] if n else candidates
+        walk = np.concatenate([candidates[start:], candidates[:start]]) if n else candidates
         if not self.points["filter"]:
             evaluated = feasible = walk[:to_find]
             failures = NodeStatuses((), (), ())
@@ -730,9 +730,10 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         p = pod.priority
         low, high = self.low[rows], self.high[rows]
         exact = (high >= p) & (low < p)
-        own = self.own_rows(pod)
-        if own:
-            exact |= np.isin(rows, np.array(own, dtype=np.int64))
+        own = np.array(self.own_rows(pod), dtype=np.int64)
+        if len(own) and len(rows):
+            at = np.minimum(np.searchsorted(rows, own), len(rows) - 1)
+            exact[at[rows[at] == own]] = True
         take = (low >= p) & ~exact
         chosen, extra = rows[take], self.total[rows[take]]
         if exact.any():

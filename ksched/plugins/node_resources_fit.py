@@ -19,7 +19,7 @@ from ksched.constants import CPU, EPHEMERAL_STORAGE, MAX_NODE_SCORE, MEMORY, POD
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import node_resources_fit as kernels
-from ksched.kernels.preemption import group_codes
+from ksched.kernels.preemption import added_fit_codes, group_codes
 from ksched.plugins._helpers import cycle_data
 from ksched.resources import (
     NON_ZERO_DEFAULTS,
@@ -119,9 +119,8 @@ class NodeResourcesFit:
         copies of their NodeInfos."""
         state = cycle.state
         vector, checked, names, count_only, missing = self._wanted(cycle)
-        codes = kernels.fit_codes(state.allocatable[nodes], state.requested[nodes] + added,
-                                  np.arange(len(nodes), dtype=np.int64), vector, checked,
-                                  state.resource_column(PODS), count_only) | missing
+        codes = added_fit_codes(state.allocatable, state.requested, nodes, added, vector,
+                                checked, state.resource_column(PODS), count_only) | missing
         return fit_result(codes, names)
 
     def status_of_code(self, cycle: Cycle, code: int) -> Status:
@@ -189,7 +188,21 @@ def fit_result(codes: np.ndarray, names: Sequence[str]) -> FilterResult:
     return FilterResult(codes == 0, inverse.astype(np.int32).reshape(-1), statuses)
 
 
+_STATUSES: dict[tuple[int, tuple[str, ...]], Status] = {}
+
+
 def _fit_status(code: int, names: Sequence[str]) -> Status:
+    """The status of a fit code (kept: statuses are immutable)."""
+    key = (code, tuple(names))
+    found = _STATUSES.get(key)
+    if found is None:
+        if len(_STATUSES) > 4096:
+            _STATUSES.clear()
+        found = _STATUSES[key] = _word_fit_status(code, names)
+    return found
+
+
+def _word_fit_status(code: int, names: Sequence[str]) -> Status:
     reasons = ["Too many pods"] if code & int(kernels.TOO_MANY_PODS) else []
     reasons += [f"Insufficient {name}" for j, name in enumerate(names) if code >> (1 + j) & 1]
     return (unresolvable if code & int(kernels.UNRESOLVABLE) else unschedulable)(*reasons)

@@ -1,0 +1,183 @@
+"""The fast preemption paths against the object-level ones, on random small clusters.
+
+The fast paths: the nominated pods of every node judged at once (``Framework._nominated_pass``),
+failures held as arrays (``NodeStatuses``), the compiled dry run with its per-node outcome
+cache and the compiled candidate choice (``DefaultPreemption.dry_run``), the Assumer's pod
+table, and the simulator's nomination index. The reference: a framework that copies the
+cluster for every changed node (``state.with_pods``) and runs ``select_victims_on_node`` node
+by node, and the simulator with its fast path off.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ksched import ClusterState, Container, Node, Pod
+from ksched.engine import Assumer
+from ksched.framework.interfaces import Cycle, Handle
+from ksched.framework.runtime import Framework, NominatedPods, NodeStatuses
+from ksched.profile import default_profile
+from ksched.simulator import Event, Simulator
+from ksched.status import Code, unresolvable, unschedulable
+
+GI = 2**30
+PRIORITIES = st.integers(-2, 3)
+STARTS = st.one_of(st.none(), st.sampled_from([0.0, 1.0, 2.0]), st.floats(0, 5))
+
+
+@st.composite
+def a_pod(draw, name: str, on: str = "", nominated: bool = False) -> Pod:
+    requests = {"cpu": draw(st.sampled_from([0, 100, 500, 900, 1000, 1500, 3000]))}
+    if draw(st.booleans()):
+        requests["memory"] = draw(st.sampled_from([0, GI, 3 * GI]))
+    return Pod(name, node_name=on, priority=draw(PRIORITIES),
+               start_time=draw(STARTS) if on else None,
+               uid=draw(st.sampled_from(["", f"uid-{name}"])),
+               containers=[Container("c", requests=requests)])
+
+
+@st.composite
+def clusters(draw):
+    names = [f"n{i}" for i in range(draw(st.integers(1, 5)))]
+    nodes = [Node(n, labels={"kubernetes.io/hostname": n},
+                  allocatable={"cpu": draw(st.sampled_from([2000, 4000])),
+                               "memory": draw(st.sampled_from([4 * GI, 8 * GI])),
+                               "pods": draw(st.integers(1, 6))}) for n in names]
+    bound = [draw(a_pod(f"b{i}", on=draw(st.sampled_from(names))))
+             for i in range(draw(st.integers(0, 12)))]
+    preemptor = draw(a_pod("incoming"))
+    nominated: dict[str, list[Pod]] = {}
+    for i in range(draw(st.integers(0, 4))):
+        other = draw(a_pod(f"m{i}"))
+        nominated.setdefault(draw(st.sampled_from(names)), []).append(other)
+    if draw(st.booleans()):  # the preemptor itself nominated somewhere (left out)
+        at = draw(st.sampled_from(names))
+        preemptor = attrs.evolve(preemptor, nominated_node_name=at)
+        nominated.setdefault(at, []).append(preemptor)
+    return nodes, bound, preemptor, nominated
+
+
+def frameworks() -> tuple[Framework, Framework]:
+    fast, slow = Framework(default_profile()), Framework(default_profile())
+    slow.request_arithmetic = slow.vectorized = False
+    return fast, slow
+
+
+def diagnosis_view(result) -> tuple:
+    failures = sorted((n, s.code, s.reasons, s.plugin) for n, s in result.failures.items())
+    return (result.node, list(result.feasible), list(result.evaluated), failures,
+            result.message, sorted(result.unschedulable_plugins))
+
+
+def post_filter_view(framework, result, status) -> tuple:
+    if result is None:
+        return None, status
+    return (result.nominated_node, [v.key for v in result.victims], result.num_pdb_violations,
+            list(result.potential_nodes),
+            [(c.node, [v.key for v in c.victims], c.num_pdb_violations)
+             for c in result.candidates],
+            {n: (s.code, s.plugin, s.reasons) for n, s in result.dry_run_failures.items()},
+            list(result.tie_nodes), status)
+
+
+def attempt(framework, assumer, pod, nominated, seed):
+    """One failed cycle's diagnosis and, when no node fits, its PostFilter."""
+    state = assumer.state
+    diagnosis = framework.schedule_one(state, pod, nominated=nominated)
+    out = [diagnosis_view(diagnosis)]
+    if diagnosis.node is None:
+        handle = Handle(framework, nominated=nominated, node_pods=assumer.rows_on,
+                        rng=np.random.default_rng(seed))
+        result, status = framework.run_post_filter(Cycle(state, pod), diagnosis, handle)
+        out.append(post_filter_view(framework, result, status))
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters(), st.integers(0, 1000), st.data())
+def test_fast_dry_run_matches_the_object_level_path(cluster, seed, data):
+    nodes, bound, preemptor, nominated = cluster
+    state = ClusterState.from_records(nodes, bound)
+    pending = [preemptor] + [p for ps in nominated.values() for p in ps]
+    fast_assumer, slow_assumer = Assumer(state, pending), Assumer(state, pending)
+    rows = {fast_assumer.state.node_index[n]: ps for n, ps in nominated.items()}
+    index = NominatedPods.of(fast_assumer.state, rows)
+    fast, slow = frameworks()
+    want = attempt(slow, slow_assumer, preemptor, rows, seed)
+    assert attempt(fast, fast_assumer, preemptor, index, seed) == want
+    # Again, from the dry run's cache, and with a plain dict of nominations.
+    assert attempt(fast, fast_assumer, preemptor, index, seed) == want
+    assert attempt(fast, fast_assumer, preemptor, rows, seed) == want
+    # The cluster changes (pods go, nominations move): the cache must notice.
+    keys = [p.key for p in bound]
+    gone = data.draw(st.lists(st.sampled_from(keys), unique=True, max_size=3)) if keys else []
+    fast_assumer.remove(gone)
+    slow_assumer.remove(gone)
+    fast_assumer.sync()
+    slow_assumer.sync()
+    moved = data.draw(st.sampled_from(sorted(rows))) if rows else None
+    if moved is not None:
+        index.set_node(moved, [])
+        rows = {r: ps for r, ps in rows.items() if r != moved}
+    want = attempt(slow, slow_assumer, preemptor, rows, seed)
+    assert attempt(fast, fast_assumer, preemptor, index, seed) == want
+
+
+def test_node_statuses_read_like_a_dict():
+    statuses = NodeStatuses([3, 1, 2], [1, 0, 1], [unschedulable("a"), unresolvable("b")])
+    assert dict(statuses) == {3: unresolvable("b"), 1: unschedulable("a"), 2: unresolvable("b")}
+    assert list(statuses) == [3, 1, 2] and 2 in statuses and 0 not in statuses
+    assert statuses.with_first(0, unschedulable("c"))[0] == unschedulable("c")
+    codes = statuses.codes(4, unresolvable())
+    assert list(codes) == [Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE, 3, 3]
+    assert statuses == NodeStatuses.of(dict(statuses))
+
+
+def node(name: str, cpu: int = 4000) -> Node:
+    return Node(name, labels={"kubernetes.io/hostname": name},
+                allocatable={"cpu": cpu, "memory": 64 * GI, "pods": 110})
+
+
+@st.composite
+def workloads(draw):
+    """Nodes full of low-priority pods and pods of mixed priorities arriving over time,
+    some of them running for a while: preemptions, nominations, retries."""
+    nodes = [node(f"n{i}", draw(st.sampled_from([2000, 4000])))
+             for i in range(draw(st.integers(1, 6)))]
+    bound = [Pod(f"low-{i}", node_name=draw(st.sampled_from(nodes)).name,
+                 priority=draw(st.integers(0, 2)), start_time=draw(STARTS),
+                 containers=[Container("c", requests={"cpu": draw(st.sampled_from(
+                     [300, 900, 1000]))})]) for i in range(draw(st.integers(0, 16)))]
+    cluster = ClusterState.from_records(nodes, [])
+    pods = ClusterState.from_records(nodes, bound)
+    events = []
+    for i in range(draw(st.integers(1, 14))):
+        spec = Pod(f"p{i}", priority=draw(st.integers(0, 12)),
+                   containers=[Container("c", requests={"cpu": draw(st.sampled_from(
+                       [500, 1000, 2000, 3000]))})])
+        events.append(Event(draw(st.sampled_from([0.0, 0.0, 1.0, 30.0])), "create", pod=spec,
+                            duration=draw(st.sampled_from([None, 5.0, 100.0]))))
+    return pods if bound else cluster, events
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_simulator_places_the_same_with_the_fast_path_on_and_off(workload):
+    cluster, events = workload
+    fast = Simulator(cluster).run(events)
+    slow = Simulator(cluster, fast_path=False).run(events)
+    assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
+
+
+def test_preemption_basic_agrees_with_the_fast_path_off():
+    from ksched.timeline import arrivals_at_once
+    from ksched.workloads import preemption_basic
+
+    cluster, pods = preemption_basic(30, 120, 30)
+    fast = Simulator(cluster).run(arrivals_at_once(pods))
+    slow = Simulator(cluster, fast_path=False).run(arrivals_at_once(pods))
+    assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
+    assert fast.summary()["preemptions"] == 30
