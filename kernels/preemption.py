@@ -10,8 +10,8 @@ Arrays (``N`` nodes, ``R`` resources):
 
 allocatable, requested : int64[N, R]; pod_request : int64[R]; checked : int64[m] the columns
 the fit check looks at; missing : int64, fit-code bits of requested resources no node has.
-nominated_slot : int64[N], the row of ``nominated_extra`` (int64[k, R]) summing the requests
-of the node's pods nominated before the pod (-1: none). slots : int64[N, W], each node's pods
+nominated : bool[N], the nodes with pods nominated before the pod, and nominated_extra :
+int64[N, R] the sum of their requests. slots : int64[N, W], each node's pods
 (by serial) in ``NodeInfo.Pods`` order, ``counts[node]`` of them, with slot_priority :
 int64[N, W], slot_start : float64[N, W] (``GetPodStartTime``, +inf when unset) and
 slot_request : int64[N, W, R].
@@ -71,7 +71,7 @@ def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_requ
 
 @jit
 def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column, pod_request,
-            checked, count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots,
+            checked, count_only, missing, fit_enabled, nominated, nominated_extra, slots,
             counts, slot_priority, slot_start, slot_request, stamp, bypass, cache_stamp,
             cache_kind, cache_code, cache_count, cache_victims, cache_priority, cache_start,
             out_node, out_kind, out_code, out_indptr, out_victims, out_priority, out_start):
@@ -93,7 +93,6 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
     m = walk.shape[0]
     r = allocatable.shape[1]
     delta = np.zeros(r, dtype=np.int64)
-    empty = np.zeros(r, dtype=np.int64)
     pending = np.empty(slots.shape[1], dtype=np.int64)
     found = 0
     end = 0
@@ -119,8 +118,8 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
             first = end
             kind, code, end = _select_victims(
                 node, priority, allocatable, requested, pods_column, pod_request, checked,
-                count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots, counts,
-                slot_priority, slot_start, slot_request, delta, empty, pending, out_victims,
+                count_only, missing, fit_enabled, nominated, nominated_extra, slots, counts,
+                slot_priority, slot_start, slot_request, delta, pending, out_victims,
                 out_priority, out_start, end)
             out_kind[i] = kind
             out_code[i] = code
@@ -143,14 +142,13 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
 
 @jit(inline="always")
 def _select_victims(node, priority, allocatable, requested, pods_column, pod_request, checked,
-                    count_only, missing, fit_enabled, nominated_slot, nominated_extra, slots,
-                    counts, slot_priority, slot_start, slot_request, delta, empty, pending,
+                    count_only, missing, fit_enabled, nominated_mask, nominated_extra, slots,
+                    counts, slot_priority, slot_start, slot_request, delta, pending,
                     out_victims, out_priority, out_start, end):
     """``SelectVictimsOnNode`` on one node: (kind, fit code, end of the victims written)."""
     r = allocatable.shape[1]
-    slot = nominated_slot[node]
-    nominated = slot >= 0
-    extra = nominated_extra[slot] if nominated else empty
+    nominated = nominated_mask[node]
+    extra = nominated_extra[node]
     # Every lower-priority pod removed, in NodeInfo order.
     delta[:] = 0
     count = 0
@@ -291,15 +289,18 @@ def group_codes(codes):
 
 
 @jit
-def added_fit_codes(allocatable, requested, nodes, added, pod_request, checked, pods_column,
-                    count_only):
-    """``fit_codes`` of ``nodes[i]`` with ``added[i]`` more requested (its nominated pods),
-    without gathering the nodes' rows first."""
-    out = np.zeros(nodes.shape[0], dtype=np.int64)
-    for i in range(nodes.shape[0]):
-        node = nodes[i]
-        code = np.int64(0)
-        if requested[node, pods_column] + added[i, pods_column] + 1 > \
+def nominated_fit_failures(walk, passed, mask, allocatable, requested, added, pod_request,
+                           checked, pods_column, count_only, missing, out_at, out_code):
+    """``fit_codes`` of the nodes ``walk[i]`` that ``passed`` and that ``mask`` marks, with
+    ``added[node]`` more requested (their nominated pods): writes the positions ``i`` where
+    the pod does not fit, and the codes, and returns how many."""
+    count = 0
+    for i in range(walk.shape[0]):
+        node = walk[i]
+        if not (passed[i] and mask[node]):
+            continue
+        code = missing
+        if requested[node, pods_column] + added[node, pods_column] + 1 > \
                 allocatable[node, pods_column]:
             code |= TOO_MANY_PODS
         if not count_only:
@@ -307,9 +308,80 @@ def added_fit_codes(allocatable, requested, nodes, added, pod_request, checked, 
                 col = checked[j]
                 want = pod_request[col]
                 if want > 0 and want > allocatable[node, col] - (requested[node, col]
-                                                                 + added[i, col]):
+                                                                 + added[node, col]):
                     code |= np.int64(1) << np.int64(1 + j)
                     if want > allocatable[node, col]:
                         code |= UNRESOLVABLE
-        out[i] = code
-    return out
+        if code != 0:
+            out_at[count] = i
+            out_code[count] = code
+            count += 1
+    return count
+
+
+@jit
+def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_column,
+                 pod_request, checked, count_only, missing, nominated, nominated_extra,
+                 out_kind, out_code):
+    """``RunFilterPluginsWithNominatedPods`` on each walked node when, of the filters that
+    run, only NodeResourcesFit (at ``fit_position`` in the filter list, -1: it does not run)
+    looks at pods: the first failing filter is the first node-static one
+    (``static_first[node]``, -1: none) or NodeResourcesFit, whichever comes first; a node that
+    passes them all is tried with its nominated pods added. Per node: ``out_kind`` 0 (passed),
+    1 (a node-static filter), 2 (NodeResourcesFit, fit code in ``out_code``) or 3
+    (NodeResourcesFit with the nominated pods)."""
+    empty = np.zeros(allocatable.shape[1], dtype=np.int64)
+    for i in range(walk.shape[0]):
+        node = walk[i]
+        first = static_first[node]
+        out_code[i] = 0
+        if first >= 0 and (fit_position < 0 or first < fit_position):
+            out_kind[i] = 1
+            continue
+        if fit_position >= 0:
+            code = _fit_code(allocatable, requested, node, empty, empty, False, pod_request,
+                             checked, pods_column, count_only, missing)
+            if code != 0:
+                out_kind[i] = 2
+                out_code[i] = code
+                continue
+        if first >= 0:
+            out_kind[i] = 1
+            continue
+        if fit_position >= 0 and nominated[node]:
+            code = _fit_code(allocatable, requested, node, empty, nominated_extra[node], True,
+                             pod_request, checked, pods_column, count_only, missing)
+            if code != 0:
+                out_kind[i] = 3
+                out_code[i] = code
+                continue
+        out_kind[i] = 0
+
+
+@jit
+def walk_failures(walk, kinds, codes, cut, static_ids, base, out_at, out_ids, out_kinds,
+                  out_codes):
+    """The failing nodes among the first ``cut`` of :func:`walk_filters`' walk: their
+    positions and status ids, a node-static one's from ``static_ids``, a fit code's
+    ``base + k`` for the ``k``-th distinct (kind, code) pair met (listed in ``out_kinds`` /
+    ``out_codes``). Returns (failing nodes, pairs)."""
+    count = 0
+    pairs = 0
+    for i in range(cut):
+        kind = kinds[i]
+        if kind == 0:
+            continue
+        out_at[count] = i
+        if kind == 1:
+            out_ids[count] = static_ids[walk[i]]
+        else:
+            k = 0
+            while k < pairs and not (out_kinds[k] == kind and out_codes[k] == codes[i]):
+                k += 1
+            if k == pairs:
+                out_kinds[k] = kind
+                out_codes[k] = codes[i]
+                pairs += 1
+            out_ids[count] = base + k
+        count += 1
+    return count, pairs

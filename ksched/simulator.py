@@ -582,7 +582,7 @@ class Simulator:
         if not self.use_fast_path or pod.nominated_node_name:
             return None
         if isinstance(nominated, NominatedPods):
-            if len(nominated.relevant(pod)[0]):
+            if nominated.any_before(pod):
                 return None
         elif any(nominated_before(pod, pods) for pods in nominated.values()):
             return None

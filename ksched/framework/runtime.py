@@ -134,6 +134,8 @@ class Framework:
         #: In that regime, also judge all nodes' nominated pods at once, and dry-run
         #: preemption in the compiled kernel (``False``: node by node, in Python).
         self.vectorized = True
+        #: Node-static filter verdicts per pod class (see :meth:`_static_verdicts`).
+        self._statics: dict[Any, StaticVerdicts] = {}
 
     @property
     def has_scoring(self) -> bool:
@@ -425,13 +427,11 @@ class Framework:
             evaluated = feasible = walk[:to_find]
             failures = NodeStatuses((), (), ())
         else:
-            passed, first_failure, results = self.run_filter(cycle, walk, skipped)
-            nominated_failures = self._nominated_pass(cycle, index, walk, passed, skipped)
+            passed, failures_up_to = self._filter_walk(cycle, index, walk, skipped)
             passing = np.flatnonzero(passed)
             cut = int(passing[to_find]) if len(passing) > to_find else n
             evaluated, feasible = walk[:cut], walk[:cut][passed[:cut]]
-            failures = self._failures(walk, passed[:cut], first_failure, results,
-                                      nominated_failures)
+            failures = failures_up_to(cut)
         if early is not None and early[0] not in failures:
             failures = failures.with_first(*early)
         base.update(feasible=feasible, evaluated=evaluated, failures=failures,
@@ -442,6 +442,89 @@ class Framework:
             return ScheduleResult(**base, message=message, absent_status=absent)
         return self._score(cycle, base, tie_breaker, always_score)
 
+    def _filter_walk(self, cycle: Cycle, index: NominatedPods, walk: npt.NDArray[np.int64],
+                     skipped: frozenset[str]) -> tuple[npt.NDArray[np.bool_], Any]:
+        """``findNodesThatPassFilters`` with ``RunFilterPluginsWithNominatedPods`` over the
+        whole walk: whether each node passed, and a function giving the failing nodes'
+        statuses up to a position (where the walk was cut)."""
+        static = self._static_verdicts(cycle, skipped) \
+            if self.vectorized and self.resource_only(skipped) else None
+        if static is not None:
+            return self._filter_walk_compiled(cycle, index, walk, static, skipped)
+        passed, first_failure, results = self.run_filter(cycle, walk, skipped)
+        nominated_failures = self._nominated_pass(cycle, index, walk, passed, skipped)
+        return passed, lambda cut: self._failures(walk, passed[:cut], first_failure, results,
+                                                  nominated_failures)
+
+    def _static_verdicts(self, cycle: Cycle, skipped: frozenset[str]) -> StaticVerdicts | None:
+        """The node-static filters' verdicts on every node for this pod's class (its spec
+        but its name), kept per class, skipped set and node layout; ``None`` when one of them
+        errs (:meth:`run_filter` then says so)."""
+        from ksched.fast import pod_signature
+
+        state = cycle.state
+        signature = pod_signature(cycle.pod)
+        layout = tuple(getattr(state, name) for name in _STATIC_COLUMNS)
+        key = (tuple(map(id, signature)), skipped, tuple(map(id, layout)))
+        found = self._statics.get(key)
+        if found is not None and _same(found.signature, signature) \
+                and _same(found.layout, layout):
+            return found
+        nodes = np.arange(state.num_nodes, dtype=np.int64)
+        first = np.full(state.num_nodes, -1, dtype=np.int64)
+        ids = np.zeros(state.num_nodes, dtype=np.int64)
+        table: list[Status] = []
+        for position, (name, plugin) in enumerate(self.points["filter"]):
+            if name in skipped or name not in NODE_STATIC_FILTERS:
+                continue
+            result = plugin.filter(cycle, nodes)
+            if isinstance(result, np.ndarray) or any(s.code == Code.ERROR
+                                                     for s in result.statuses):
+                return None
+            newly = (first < 0) & ~result.passed
+            first[newly] = position
+            ids[newly] = len(table) + result.status_ids[newly]
+            table += [s.with_plugin(name) for s in result.statuses]
+        if len(self._statics) >= 64:
+            self._statics.clear()
+        found = self._statics[key] = StaticVerdicts(signature, layout, first, ids, tuple(table))
+        return found
+
+    def _filter_walk_compiled(self, cycle: Cycle, index: NominatedPods,
+                              walk: npt.NDArray[np.int64], static: StaticVerdicts,
+                              skipped: frozenset[str]) -> tuple[npt.NDArray[np.bool_], Any]:
+        """:meth:`_filter_walk` in one compiled pass: the node-static verdicts of the pod's
+        class, NodeResourcesFit on each node, then with its nominated pods on the nodes that
+        passed."""
+        from ksched.kernels.preemption import walk_failures, walk_filters
+
+        state, fit = cycle.state, self.plugins.get("NodeResourcesFit")
+        names = [name for name, _ in self.points["filter"]]
+        fit_enabled = fit is not None and "NodeResourcesFit" in names and \
+            "NodeResourcesFit" not in skipped
+        if fit_enabled:
+            vector, checked, _, count_only, missing = fit._wanted(cycle)
+        else:
+            vector, checked, count_only, missing = _EMPTY, _EMPTY, True, 0
+        mask, extra = index.relevant(cycle.pod)
+        kinds = np.empty(len(walk), dtype=np.int64)
+        codes = np.empty(len(walk), dtype=np.int64)
+        walk_filters(walk, static.first, names.index("NodeResourcesFit") if fit_enabled else -1,
+                     state.allocatable, state.requested, state.resource_column(PODS), vector,
+                     checked, count_only, np.int64(missing), mask, extra, kinds, codes)
+
+        def failures_up_to(cut: int) -> NodeStatuses:
+            at, ids = np.empty(cut, np.int64), np.empty(cut, np.int64)
+            pair_kinds, pair_codes = np.empty(cut, np.int64), np.empty(cut, np.int64)
+            count, pairs = walk_failures(walk, kinds, codes, cut, static.ids, len(static.table),
+                                         at, ids, pair_kinds, pair_codes)
+            table = static.table + tuple(
+                fit.status_of_code(cycle, c).with_plugin("NodeResourcesFit")
+                for c in pair_codes[:pairs].tolist())
+            return NodeStatuses(walk[at[:count]], ids[:count], table)
+
+        return kinds == 0, failures_up_to
+
     def _nominated_pass(self, cycle: Cycle, index: NominatedPods, walk: npt.NDArray[np.int64],
                         passed: npt.NDArray[np.bool_], skipped: frozenset[str]
                         ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[Status]]:
@@ -450,35 +533,24 @@ class Framework:
         that fail are struck from ``passed``. Returns their positions in ``walk``, and for
         each an index into the list of statuses that goes with them."""
         state, pod = cycle.state, cycle.pod
-        rows, extra = index.relevant(pod)
-        if not len(rows):
-            return _EMPTY, _EMPTY, []
-        if len(walk) == state.num_nodes:  # a rotation of the tree order
-            positions = (state.tree_position[rows] - state.tree_position[walk[0]]) % len(walk)
-        else:
-            where = np.full(state.num_nodes, -1, dtype=np.int64)
-            where[walk] = np.arange(len(walk), dtype=np.int64)
-            positions = where[rows]
-        keep = positions >= 0
-        keep[keep] = passed[positions[keep]]
-        positions, rows, extra = positions[keep], rows[keep], extra[keep]
+        mask, extra = index.relevant(pod)
         if not (self.vectorized and self.resource_only(skipped)):
-            statuses = [self.filter_node_with_nominated(state, pod, int(node),
-                                                        index.get(int(node), ()), skipped,
-                                                        cycle=cycle) for node in rows]
+            at = np.flatnonzero(passed & mask[walk])
+            statuses = [self.filter_node_with_nominated(state, pod, int(walk[i]),
+                                                        index.get(int(walk[i]), ()), skipped,
+                                                        cycle=cycle) for i in at.tolist()]
             failed = np.array([not s.is_success for s in statuses], dtype=np.bool_)
-            passed[positions[failed]] = False
+            passed[at[failed]] = False
             table = [s for s, f in zip(statuses, failed) if f]
-            return positions[failed], np.arange(len(table), dtype=np.int64), table
+            return at[failed], np.arange(len(table), dtype=np.int64), table
         fit = self.plugins.get("NodeResourcesFit")
-        if not len(rows) or "NodeResourcesFit" in skipped or fit is None or \
+        if "NodeResourcesFit" in skipped or fit is None or \
                 "NodeResourcesFit" not in dict(self.points["filter"]):
             return _EMPTY, _EMPTY, []
-        result = fit.filter_added(cycle, rows, extra)
-        failed = ~result.passed
-        passed[positions[failed]] = False
+        at, result = fit.filter_nominated(cycle, walk, passed, mask, extra)
+        passed[at] = False
         table = [s.with_plugin("NodeResourcesFit") for s in result.statuses]
-        return positions[failed], result.status_ids[failed].astype(np.int64), table
+        return at, result.status_ids.astype(np.int64), table
 
     def _failures(self, walk: npt.NDArray[np.int64], passed: npt.NDArray[np.bool_],
                   first_failure: npt.NDArray[np.int16], results: list[FilterResult],
@@ -532,6 +604,38 @@ class Framework:
                     normalized_scores=normalized, scores=weighted, totals=totals,
                     max_nodes=max_nodes)
         return ScheduleResult(**{**base, "node": chosen})
+
+
+@attrs.frozen(eq=False)
+class StaticVerdicts:
+    """The node-static filters of one pod class on every node: the position (in the filter
+    list) of the first that fails (-1: none) and its status, an index into ``table``."""
+
+    signature: tuple
+    layout: tuple
+    first: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.int64]
+    table: tuple[Status, ...]
+
+
+#: What the node-static filters read of a state (the verdicts are kept while these stand).
+_STATIC_COLUMNS = ("nodes", "node_names", "labels", "taint_indptr", "taint_keys",
+                   "taint_values", "taint_effects", "unschedulable", "label_ints",
+                   "label_int_ok", "vocab", "label_keys")
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _group(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct codes ascending, and each code's index among them."""
+    from ksched.kernels.preemption import group_codes
+
+    distinct, inverse = group_codes(codes)
+    if not len(distinct) and len(codes):
+        distinct, inverse = np.unique(codes, return_inverse=True)
+    return distinct, inverse.reshape(-1).astype(np.int64)
 
 
 class NodeStatuses(Mapping[int, Status]):
@@ -716,38 +820,36 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
             self._rows = np.flatnonzero(self._has)
         return self._rows
 
-    def relevant(self, pod: Pod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The nodes with pods :func:`nominated_before` ``pod`` (ascending), and per node the
-        sum of their request vectors (the last answer is kept until the index changes)."""
+    def relevant(self, pod: Pod) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+        """Per node row: whether it has pods :func:`nominated_before` ``pod``, and the sum of
+        their request vectors (read-only; valid where marked). The last answer is kept until
+        the index changes."""
         if self._relevant is not None and self._relevant[0] is pod:
             return self._relevant[1]
         found = self._find_relevant(pod)
         self._relevant = (pod, found)
         return found
 
-    def _find_relevant(self, pod: Pod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        rows = self.rows()
+    def any_before(self, pod: Pod) -> bool:
+        """Whether some node has pods :func:`nominated_before` ``pod``."""
+        return bool(self.relevant(pod)[0].any())
+
+    def _find_relevant(self, pod: Pod) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
         p = pod.priority
-        low, high = self.low[rows], self.high[rows]
-        exact = (high >= p) & (low < p)
-        own = np.array(self.own_rows(pod), dtype=np.int64)
-        if len(own) and len(rows):
-            at = np.minimum(np.searchsorted(rows, own), len(rows) - 1)
-            exact[at[rows[at] == own]] = True
-        take = (low >= p) & ~exact
-        chosen, extra = rows[take], self.total[rows[take]]
-        if exact.any():
-            more = [(row, others) for row in rows[exact].tolist()
-                    if (others := nominated_before(pod, self._pods[row]))]
-            if more:
-                added = np.array([row for row, _ in more], dtype=np.int64)
-                sums = np.array([sum(self.vector(p) for p in others) for _, others in more],
-                                dtype=np.int64).reshape(len(more), len(self.names))
-                chosen = np.concatenate([chosen, added])
-                extra = np.concatenate([extra, sums])
-                order = np.argsort(chosen, kind="stable")
-                chosen, extra = chosen[order], extra[order]
-        return chosen, extra
+        has, low = self._has, self.low
+        mask = has & (low >= p)
+        exact = set(self.own_rows(pod))
+        if (self.high >= p).any() and (low < p).any():  # nodes whose pods straddle p
+            exact.update(np.flatnonzero(has & (self.high >= p) & (low < p)).tolist())
+        extra = self.total
+        if exact:
+            extra = self.total.copy()
+            for row in sorted(exact):
+                others = nominated_before(pod, self._pods.get(row, ()))
+                mask[row] = bool(others)
+                extra[row] = sum((self.vector(o) for o in others),
+                                 np.zeros(len(self.names), dtype=np.int64))
+        return mask, extra
 
 
 def _identities(pod: Pod) -> list[tuple[str, str]]:

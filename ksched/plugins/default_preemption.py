@@ -185,9 +185,7 @@ class DefaultPreemption:
             vector, checked, count_only, missing = (np.zeros(width, np.int64),
                                                     np.zeros(0, np.int64), True, np.int64(0))
         index = NominatedPods.of(state, handle.nominated)
-        rows, extra = index.relevant(cycle.pod)
-        slot = np.full(state.num_nodes, -1, dtype=np.int64)
-        slot[rows] = np.arange(len(rows), dtype=np.int64)
+        mask, extra = index.relevant(cycle.pod)
         bypass = np.zeros(state.num_nodes, dtype=np.bool_)
         bypass[index.own_rows(cycle.pod)] = True
         key = (id(index), cycle.pod.priority, vector[checked].tobytes(), checked.tobytes(),
@@ -201,7 +199,7 @@ class DefaultPreemption:
         tried = kernels.dry_run(
             potential, offset, wanted, cycle.pod.priority, state.allocatable, state.requested,
             state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
-            fit_enabled, slot, extra.reshape(len(rows), width), table.slots, table.counts,
+            fit_enabled, mask, extra, table.slots, table.counts,
             table.priority, table.start, table.request, table.stamp + index.stamp, bypass,
             *cache[1:], out["node"], out["kind"], out["code"], out["indptr"], out["victims"],
             out["priority"], out["start"])

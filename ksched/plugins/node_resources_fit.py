@@ -19,7 +19,7 @@ from ksched.constants import CPU, EPHEMERAL_STORAGE, MAX_NODE_SCORE, MEMORY, POD
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import node_resources_fit as kernels
-from ksched.kernels.preemption import added_fit_codes, group_codes
+from ksched.kernels.preemption import group_codes, nominated_fit_failures
 from ksched.plugins._helpers import cycle_data
 from ksched.resources import (
     NON_ZERO_DEFAULTS,
@@ -113,15 +113,19 @@ class NodeResourcesFit:
                                   state.resource_column(PODS), count_only) | missing
         return _fit_status(int(codes[0]), names) if codes[0] else SUCCESS
 
-    def filter_added(self, cycle: Cycle, nodes: NodeIndices, added: np.ndarray) -> FilterResult:
-        """``Filter`` on ``nodes`` with ``added[i]`` more requested on ``nodes[i]`` (per
-        resource column, the pod count included): the nominated pods of each node added to
-        copies of their NodeInfos."""
+    def filter_nominated(self, cycle: Cycle, walk: NodeIndices, passed: np.ndarray,
+                         mask: np.ndarray, added: np.ndarray) -> tuple[np.ndarray, FilterResult]:
+        """``Filter`` on the nodes ``walk[i]`` that ``passed`` and that ``mask`` marks, with
+        ``added[node]`` more requested (their nominated pods added to copies of their
+        NodeInfos): the positions ``i`` where it fails, and the result there."""
         state = cycle.state
         vector, checked, names, count_only, missing = self._wanted(cycle)
-        codes = added_fit_codes(state.allocatable, state.requested, nodes, added, vector,
-                                checked, state.resource_column(PODS), count_only) | missing
-        return fit_result(codes, names)
+        at = np.empty(len(walk), dtype=np.int64)
+        codes = np.empty(len(walk), dtype=np.int64)
+        count = nominated_fit_failures(walk, passed, mask, state.allocatable, state.requested,
+                                       added, vector, checked, state.resource_column(PODS),
+                                       count_only, np.int64(missing), at, codes)
+        return at[:count], fit_result(codes[:count], names)
 
     def status_of_code(self, cycle: Cycle, code: int) -> Status:
         """The status of a fit code of this cycle's pod (0: success)."""
