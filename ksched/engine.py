@@ -103,19 +103,16 @@ class Assumer:
         self._dead: set[int] = set()
         #: Preemption's columns of the log (built on first use, see :meth:`pod_table`).
         self._table: PodTable | None = None
+        self._footprints: dict[tuple, Any] = {}
 
     def assume(self, pod: Pod, node: int) -> None:
         """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does."""
         state = self.state
-        requests = pod_requests(pod)
-        for name, amount in requests.items():
-            column = self._columns.get(name)
-            if column is not None and name != PODS:
-                state.requested[node, column] += amount
-        state.requested[node, self._columns[PODS]] += 1
-        state.nonzero_requested[node] += node_info_non_zero(pod, requests)
-        for port in set(host_ports(pod)):
-            state.port_count[node, state.port_keys.index(port)] += 1
+        vector, nonzero, columns = self._footprint(pod)
+        state.requested[node] += vector
+        state.nonzero_requested[node] += nonzero
+        for column in columns:
+            state.port_count[node, column] += 1
         self.record(pod, node)
         self.sync()
 
@@ -179,15 +176,11 @@ class Assumer:
                 continue
             item, node = self._log[row], int(self._pod_node[row])
             pod = item[0] if type(item) is tuple else item
-            requests = pod_requests(pod)
-            for name, amount in requests.items():
-                column = self._columns.get(name)
-                if column is not None and name != PODS:
-                    state.requested[node, column] -= amount
-            state.requested[node, self._columns[PODS]] -= 1
-            state.nonzero_requested[node] -= node_info_non_zero(pod, requests)
-            for port in set(host_ports(pod)):
-                state.port_count[node, state.port_keys.index(port)] -= 1
+            vector, nonzero, columns = self._footprint(pod)
+            state.requested[node] -= vector
+            state.nonzero_requested[node] -= nonzero
+            for column in columns:
+                state.port_count[node, column] -= 1
             on_node = order[node]
             at = on_node.index(key)
             on_node[at] = on_node[-1]
@@ -196,8 +189,32 @@ class Assumer:
                 self._table.discard(node, int(self._serial[row]))
             self._serial_row[self._rows.pop(key)] = -1
             self._dead.add(row)
-            removed.append(attrs.evolve(pod, node_name=state.node_names[node]))
+            name = state.node_names[node]
+            removed.append(pod if pod.node_name == name else attrs.evolve(pod, node_name=name))
         return removed
+
+    def _footprint(self, pod: Pod) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """What the pod adds to its node: to ``requested`` (the pod count included), to
+        ``nonzero_requested``, and the host-port columns it occupies. Replicas sharing their
+        spec objects share one."""
+        key = _spec_key(pod)
+        found = self._footprints.get(key) if key is not None else None
+        if found is not None:
+            return found
+        requests = pod_requests(pod)
+        vector = np.zeros(len(self._columns), dtype=np.int64)
+        for name, amount in requests.items():
+            column = self._columns.get(name)
+            if column is not None and name != PODS:
+                vector[column] += amount
+        vector[self._columns[PODS]] += 1
+        nonzero = np.array(node_info_non_zero(pod, requests), dtype=np.int64)
+        columns = [self.state.port_keys.index(port) for port in set(host_ports(pod))]
+        if key is not None:
+            if len(self._footprints) > 4096:
+                self._footprints.clear()
+            self._footprints[key] = (vector, nonzero, columns)
+        return vector, nonzero, columns
 
     def _compact(self) -> None:
         """Drop removed pods from the log (renumbering rows; serials stay)."""
@@ -211,7 +228,6 @@ class Assumer:
             previous = row + 1
         log += self._log[previous:]
         self._log = log
-        new_row = np.cumsum(keep) - 1
         kept = len(log)
         size = max(2 * kept, 1024)
         for name in ("_pod_node", "_serial"):
@@ -219,8 +235,11 @@ class Assumer:
             fresh = np.empty(size, dtype=np.int64)
             fresh[:kept] = old
             setattr(self, name, fresh)
-        self._serial_row[self._serial[:kept]] = np.arange(kept, dtype=np.int64)
-        self._affinity_pods = [int(new_row[r]) for r in self._affinity_pods if keep[r]]
+        first = dead[0]  # rows before the first removed one keep their numbers
+        self._serial_row[self._serial[first:kept]] = np.arange(first, kept, dtype=np.int64)
+        if self._affinity_pods:
+            new_row = np.cumsum(keep) - 1
+            self._affinity_pods = [int(new_row[r]) for r in self._affinity_pods if keep[r]]
         self._dead = set()
         self.state = attrs.evolve(self.state, pods=BoundPods(self._log, kept),
                                   pod_node=self._pod_node[:kept], match_cache={},
@@ -275,7 +294,7 @@ class PodTable:
         state = assumer.state
         self.names = state.resource_names
         self.pods_column = state.resource_names.index(PODS)
-        self._vectors: dict[int, tuple[Any, np.ndarray]] = {}
+        self._vectors: dict[tuple, np.ndarray] = {}
         lists = assumer.node_pods()
         self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
         #: Bumped whenever a node's pods change (its requests with them).
@@ -322,7 +341,7 @@ class PodTable:
     def discard(self, node: int, serial: int) -> None:
         """The pod ``serial`` left ``node``: the node's last pod takes its place."""
         last = int(self.counts[node]) - 1
-        at = int(np.flatnonzero(self.slots[node, :last + 1] == serial)[0])
+        at = self.slots[node, :last + 1].tolist().index(serial)
         for array in (self.slots, self.priority, self.start, self.request):
             array[node, at] = array[node, last]
         self.slots[node, last] = -1
@@ -331,15 +350,29 @@ class PodTable:
 
     def _vector(self, pod: Pod) -> np.ndarray:
         """The pod's request vector; replicas sharing their spec objects share one."""
-        parts = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
-        found = self._vectors.get(id(pod.containers))
-        if found is not None and all(a is b for a, b in zip(found[0], parts)):
-            return found[1]
+        key = _spec_key(pod)
+        found = self._vectors.get(key) if key is not None else None
+        if found is not None:
+            return found
         requests = pod_requests(pod)
         vector = np.array([requests.get(name, 0) for name in self.names], dtype=np.int64)
         vector[self.pods_column] = 1
-        self._vectors[id(pod.containers)] = (parts, vector)
+        if key is not None:
+            if len(self._vectors) > 4096:
+                self._vectors.clear()
+            self._vectors[key] = vector
         return vector
+
+
+def _spec_key(pod: Pod) -> tuple | None:
+    """What a pod's requests, non-zero requests and host ports follow from (``None`` when it
+    cannot key a dict)."""
+    key = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _key(item: Pod | tuple[Pod, str]) -> str:
