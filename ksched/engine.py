@@ -89,10 +89,9 @@ class Assumer:
         count = len(self._log)
         self._pod_node = np.empty(max(2 * count, 1024), dtype=np.int64)
         self._pod_node[:count] = self.state.pod_node
-        #: Each logged pod's serial number, and where each serial stands in the log (-1: gone):
-        #: rows shift when removed pods leave the log, serials do not.
+        #: Each logged pod's serial number, ascending along the log: rows shift when removed
+        #: pods leave the log, serials do not (a serial's row is found by bisection).
         self._serial = np.arange(len(self._pod_node), dtype=np.int64)
-        self._serial_row = np.arange(len(self._pod_node), dtype=np.int64)
         self._next_serial = count
         self._affinity_pods = list(self.state.affinity_pods)
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
@@ -122,12 +121,8 @@ class Assumer:
         if count == len(self._pod_node):
             self._grow()
         serial = self._next_serial
-        if serial == len(self._serial_row):
-            self._serial_row = np.concatenate([self._serial_row,
-                                               np.full_like(self._serial_row, -1)])
         self._next_serial += 1
         self._serial[count] = serial
-        self._serial_row[serial] = count
         if self._node_pods is not None:
             self._node_pods[node].append(pod.key)
         if self._rows is not None:
@@ -159,7 +154,9 @@ class Assumer:
             self._rows = {_key(item): int(self._serial[row]) for row, item in enumerate(self._log)
                           if row not in self._dead}
         serial = self._rows.get(key)
-        return None if serial is None else int(self._serial_row[serial])
+        if serial is None:
+            return None
+        return int(self._serial[:len(self._log)].searchsorted(serial))
 
     def rows_on(self, node: int) -> list[int]:
         """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
@@ -187,7 +184,7 @@ class Assumer:
             on_node.pop()
             if self._table is not None:
                 self._table.discard(node, int(self._serial[row]))
-            self._serial_row[self._rows.pop(key)] = -1
+            del self._rows[key]
             self._dead.add(row)
             name = state.node_names[node]
             removed.append(pod if pod.node_name == name else attrs.evolve(pod, node_name=name))
@@ -235,8 +232,6 @@ class Assumer:
             fresh = np.empty(size, dtype=np.int64)
             fresh[:kept] = old
             setattr(self, name, fresh)
-        first = dead[0]  # rows before the first removed one keep their numbers
-        self._serial_row[self._serial[first:kept]] = np.arange(first, kept, dtype=np.int64)
         if self._affinity_pods:
             new_row = np.cumsum(keep) - 1
             self._affinity_pods = [int(new_row[r]) for r in self._affinity_pods if keep[r]]
@@ -266,9 +261,14 @@ class Assumer:
             self._table = PodTable(self)
         return self._table
 
+    def serials(self) -> np.ndarray:
+        """The logged pods' serials, row by row (ascending: a serial's row is where it
+        stands); the array does not change afterwards."""
+        return self._serial[:len(self._log)]
+
     def rows_of_serials(self, serials: np.ndarray) -> np.ndarray:
-        """The log rows of pods by serial (-1: removed)."""
-        return self._serial_row[serials]
+        """The log rows of bound pods by serial."""
+        return np.searchsorted(self.serials(), serials)
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
@@ -302,13 +302,15 @@ class PodTable:
         #: Dry-run outcomes per pod class, reused while stamps stand (see ``dry_run_cache``).
         self.caches: dict[Any, Any] = {}
         self._allocate(state.num_nodes, max(int(self.counts.max(initial=0)), 4))
-        rows = np.array([assumer.row_of(key) for keys in lists for key in keys], np.int64)
+        assumer.row_of("")  # builds the key -> serial map
+        serials = np.array([assumer._rows[key] for keys in lists for key in keys], np.int64)
+        rows = assumer.rows_of_serials(serials)
         nodes = np.repeat(np.arange(len(lists), dtype=np.int64), self.counts)
         at = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(self.counts)
                                                               - self.counts, self.counts)
         pods = [(item[0] if type(item) is tuple else item)
                 for item in map(assumer._log.__getitem__, rows.tolist())]
-        self.slots[nodes, at] = assumer._serial[rows]
+        self.slots[nodes, at] = serials
         self.priority[nodes, at] = [p.priority for p in pods]
         self.start[nodes, at] = [np.inf if p.start_time is None else p.start_time for p in pods]
         self.request[nodes, at] = np.array([self._vector(p) for p in pods],

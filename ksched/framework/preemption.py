@@ -194,7 +194,7 @@ class CompiledDryRun:
     nodes it tried: candidates with their victims (pod rows of ``state``), and failures."""
 
     def __init__(self, state: Any, out: dict[str, np.ndarray], tried: int,
-                 rows: Callable[[np.ndarray], np.ndarray],
+                 serials: np.ndarray,
                  fit_status: Callable[[int], Status]) -> None:
         self.state = state
         self.nodes = out["node"][:tried]
@@ -202,11 +202,13 @@ class CompiledDryRun:
         self.codes = out["code"][:tried]
         self.indptr = out["indptr"][:tried + 1]
         end = int(self.indptr[-1])
-        self.victims = rows(out["victims"][:end])
+        #: The victims by serial; ``serials`` (ascending) gives their rows in ``state``.
+        self.victims, self.serials = out["victims"][:end], serials
         self.priority, self.start = out["priority"][:end], out["start"][:end]
         self.positions = np.flatnonzero(self.kinds == kernels.CANDIDATE)
         self.failures = self._failures(fit_status)
-        make = functools.partial(_candidate, state, self.nodes, self.indptr, self.victims)
+        make = functools.partial(_candidate, state, serials, self.nodes, self.indptr,
+                                 self.victims)
         positions = self.positions.tolist()
         self.candidates = Deferred(lambda: [make(i) for i in positions])
 
@@ -230,7 +232,8 @@ class CompiledDryRun:
         return NodeStatuses(self.nodes[failing], ids, table)
 
     def candidate(self, position: int) -> Candidate:
-        return _candidate(self.state, self.nodes, self.indptr, self.victims, position)
+        return _candidate(self.state, self.serials, self.nodes, self.indptr, self.victims,
+                          position)
 
     def pick(self) -> tuple[Candidate, tuple[str, ...]]:
         """:func:`select_candidate` on the candidates' arrays."""
@@ -244,11 +247,11 @@ class CompiledDryRun:
         return self.candidate(int(positions[best])), ties
 
 
-def _candidate(state: Any, nodes: np.ndarray, indptr: np.ndarray, victims: np.ndarray,
-               position: int) -> Candidate:
+def _candidate(state: Any, serials: np.ndarray, nodes: np.ndarray, indptr: np.ndarray,
+               victims: np.ndarray, position: int) -> Candidate:
     """The candidate the dry run found at ``position`` (no PDB violations counted)."""
     pods = state.pods
-    rows = victims[indptr[position]:indptr[position + 1]].tolist()
+    rows = np.searchsorted(serials, victims[indptr[position]:indptr[position + 1]]).tolist()
     return Candidate(state.node_names[int(nodes[position])], tuple(pods[r] for r in rows), 0)
 
 

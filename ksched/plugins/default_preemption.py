@@ -203,7 +203,7 @@ class DefaultPreemption:
             table.priority, table.start, table.request, table.stamp + index.stamp, bypass,
             *cache[1:], out["node"], out["kind"], out["code"], out["indptr"], out["victims"],
             out["priority"], out["start"])
-        return preemption.CompiledDryRun(state, out, int(tried), assumer.rows_of_serials,
+        return preemption.CompiledDryRun(state, out, int(tried), assumer.serials(),
                                          lambda code: fit.status_of_code(cycle, code))
 
 
