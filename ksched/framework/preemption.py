@@ -63,9 +63,10 @@ class Evaluator:
                                                         offset, wanted)
             any_candidate = bool(candidates)
         else:
-            candidates, failures = found.candidates, found.failures
+            candidates, failures = found.candidates, None
             any_candidate = len(found.positions) > 0
         if not any_candidate:
+            failures = found.failures if failures is None else failures
             message = failure_message(state.num_nodes, failures, unresolvable(NOT_HELPFUL))
             return (PostFilterResult(nominated_node="", potential_nodes=potential_names,
                                      dry_run_failures=_named(state, failures)),
@@ -76,7 +77,8 @@ class Evaluator:
                                  potential_nodes=potential_names,
                                  candidates=Deferred(lambda: sorted(candidates,
                                                                     key=lambda c: c.node)),
-                                 dry_run_failures=_named(state, failures), tie_nodes=ties),
+                                 dry_run_failures=_named(state, failures, found),
+                                 tie_nodes=ties),
                 Status())
 
     def _walk(self, num_potential: int) -> tuple[int, int]:
@@ -206,11 +208,18 @@ class CompiledDryRun:
         self.victims, self.serials = out["victims"][:end], serials
         self.priority, self.start = out["priority"][:end], out["start"][:end]
         self.positions = np.flatnonzero(self.kinds == kernels.CANDIDATE)
-        self.failures = self._failures(fit_status)
+        self._fit_status, self._statuses = fit_status, None
         make = functools.partial(_candidate, state, serials, self.nodes, self.indptr,
                                  self.victims)
         positions = self.positions.tolist()
         self.candidates = Deferred(lambda: [make(i) for i in positions])
+
+    @property
+    def failures(self) -> NodeStatuses:
+        """The nodes where no candidate was found, with why (made on first use)."""
+        if self._statuses is None:
+            self._statuses = self._failures(self._fit_status)
+        return self._statuses
 
     def _failures(self, fit_status: Callable[[int], Status]) -> NodeStatuses:
         from ksched.plugins.default_preemption import NO_VICTIMS
@@ -271,8 +280,14 @@ def name_rank(names: Sequence[str]) -> np.ndarray:
     return found[1]
 
 
-def _named(state: Any, statuses: Mapping[int, Status]) -> Mapping[str, Status]:
-    return DeferredMapping(lambda: {state.node_names[n]: s for n, s in statuses.items()})
+def _named(state: Any, statuses: Mapping[int, Status] | None,
+           found: CompiledDryRun | None = None) -> Mapping[str, Status]:
+    """The failures by node name (``found``'s when ``statuses`` is ``None``), on first use."""
+    def make() -> dict[str, Status]:
+        failures = found.failures if statuses is None else statuses
+        return {state.node_names[n]: s for n, s in failures.items()}
+
+    return DeferredMapping(make)
 
 
 def _earliest_start_of_most_important(candidate: Candidate) -> float:

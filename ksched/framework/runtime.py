@@ -9,6 +9,7 @@ sequential scan would have stopped.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -351,6 +352,9 @@ class Framework:
                        skipped: frozenset[str]) -> Status:
         """``RunFilterPlugins`` on one node whose requests changed by ``delta``, for a
         :meth:`resource_only` profile: node-static verdicts are judged once per cycle."""
+        static = self._cycle_statics(cycle, skipped) if self.vectorized else None
+        if static is not None:
+            return self._changed_with_statics(cycle, node, delta, skipped, static)
         verdicts = cycle.data.setdefault("framework/static", {})
         nodes = None
         for name, plugin in self.points["filter"]:
@@ -368,6 +372,30 @@ class Framework:
             if not status.is_success:
                 return status.with_plugin(name)
         return Status()
+
+    def _cycle_statics(self, cycle: Cycle, skipped: frozenset[str]) -> StaticVerdicts | None:
+        """:meth:`_static_verdicts`, looked up once per cycle."""
+        key = ("framework/statics", skipped)
+        if key not in cycle.data:
+            cycle.data[key] = self._static_verdicts(cycle, skipped)
+        return cycle.data[key]
+
+    def _changed_with_statics(self, cycle: Cycle, node: int, delta: npt.NDArray[np.int64],
+                              skipped: frozenset[str], static: StaticVerdicts) -> Status:
+        """:meth:`filter_changed` from the class's node-static verdicts: the first failing
+        filter is the first failing node-static one or NodeResourcesFit, in filter order."""
+        names = [name for name, _ in self.points["filter"]]
+        fit = self.plugins.get("NodeResourcesFit")
+        at = names.index("NodeResourcesFit") if fit is not None and "NodeResourcesFit" in \
+            names and "NodeResourcesFit" not in skipped else -1
+        first = int(static.first[node])
+        if first >= 0 and (at < 0 or first < at):
+            return static.table[static.ids[node]]
+        if at >= 0:
+            status = fit.filter_changed(cycle, node, delta)
+            if not status.is_success:
+                return status.with_plugin("NodeResourcesFit")
+        return static.table[static.ids[node]] if first >= 0 else Status()
 
     def schedule_one(self, state: ClusterState, pod: Pod, *, next_start_index: int = 0,
                      percentage_of_nodes_to_score: int = 0,
@@ -447,7 +475,7 @@ class Framework:
         """``findNodesThatPassFilters`` with ``RunFilterPluginsWithNominatedPods`` over the
         whole walk: whether each node passed, and a function giving the failing nodes'
         statuses up to a position (where the walk was cut)."""
-        static = self._static_verdicts(cycle, skipped) \
+        static = self._cycle_statics(cycle, skipped) \
             if self.vectorized and self.resource_only(skipped) else None
         if static is not None:
             return self._filter_walk_compiled(cycle, index, walk, static, skipped)
@@ -460,10 +488,8 @@ class Framework:
         """The node-static filters' verdicts on every node for this pod's class (its spec
         but its name), kept per class, skipped set and node layout; ``None`` when one of them
         errs (:meth:`run_filter` then says so)."""
-        from ksched.fast import pod_signature
-
         state = cycle.state
-        signature = pod_signature(cycle.pod)
+        signature = _static_signature(cycle.pod)
         layout = tuple(getattr(state, name) for name in _STATIC_COLUMNS)
         key = (tuple(map(id, signature)), skipped, tuple(map(id, layout)))
         found = self._statics.get(key)
@@ -622,6 +648,13 @@ class StaticVerdicts:
 _STATIC_COLUMNS = ("nodes", "node_names", "labels", "taint_indptr", "taint_keys",
                    "taint_values", "taint_effects", "unschedulable", "label_ints",
                    "label_int_ok", "vocab", "label_keys")
+
+
+#: Pod fields no filter reads: pods differing only in them share node-static verdicts.
+_NOT_FILTERED = frozenset({"name", "uid", "nominated_node_name", "start_time",
+                           "creation_time"})
+_static_signature = operator.attrgetter(*(f.name for f in attrs.fields(Pod)
+                                          if f.name not in _NOT_FILTERED))
 
 
 def _same(a: tuple, b: tuple) -> bool:
