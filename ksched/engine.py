@@ -9,7 +9,7 @@ cycle each, on the same arrays. Both give the same placements.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -219,12 +219,8 @@ class Assumer:
         dead = sorted(self._dead)
         keep = np.ones(count, dtype=np.bool_)
         keep[dead] = False
-        log, previous = [], 0
-        for row in dead:  # slices: the surviving runs are copied without a Python loop
-            log += self._log[previous:row]
-            previous = row + 1
-        log += self._log[previous:]
-        self._log = log
+        self._log = _Log.compacted(self._log, keep)
+        log = self._log
         kept = len(log)
         size = max(2 * kept, 1024)
         for name in ("_pod_node", "_serial"):
@@ -278,6 +274,53 @@ class Assumer:
                       self.state.pod_node):
             array.flags.writeable = False
         return self.state
+
+
+class _Log:
+    """The pod log once pods have left it: rows of an append-only list (shared with the
+    states made before), by an index array, so that dropping pods copies no list. Old states
+    keep reading the rows they had (a row's item never changes; new rows go after them)."""
+
+    __slots__ = ("_items", "_index", "_count")
+
+    def __init__(self, items: list, index: np.ndarray, count: int) -> None:
+        self._items, self._index, self._count = items, index, count
+
+    @classmethod
+    def compacted(cls, log: list | _Log, keep: np.ndarray) -> _Log:
+        """``log`` without the rows ``keep`` leaves out."""
+        if isinstance(log, _Log):
+            items, index = log._items, log._index[:len(keep)][keep]
+        else:
+            items, index = log, np.flatnonzero(keep)
+        if len(items) > 2 * len(index) + 1024:  # mostly gone: copy the rest once
+            items, index = [items[i] for i in index.tolist()], np.arange(len(index))
+        room = np.empty(max(2 * len(index), 1024), dtype=np.int64)
+        room[:len(index)] = index
+        return cls(items, room, len(index))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            items = self._items
+            return [items[i] for i in self._index[:self._count][row].tolist()]
+        return self._items[self._index[row]]
+
+    def __setitem__(self, row: int, item: Any) -> None:
+        self._items[self._index[row]] = item
+
+    def __iter__(self) -> Iterator[Any]:
+        items = self._items
+        return (items[i] for i in self._index[:self._count].tolist())
+
+    def append(self, item: Any) -> None:
+        if self._count == len(self._index):
+            self._index = np.concatenate([self._index, np.empty_like(self._index)])
+        self._index[self._count] = len(self._items)
+        self._items.append(item)
+        self._count += 1
 
 
 class PodTable:

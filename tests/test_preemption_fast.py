@@ -21,6 +21,7 @@ from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import Framework, NominatedPods, NodeStatuses
 from ksched.profile import default_profile
 from ksched.simulator import Event, Simulator
+from ksched.state import pod_specs
 from ksched.status import Code, unresolvable, unschedulable
 
 GI = 2**30
@@ -181,3 +182,28 @@ def test_preemption_basic_agrees_with_the_fast_path_off():
     slow = Simulator(cluster, fast_path=False).run(arrivals_at_once(pods))
     assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
     assert fast.summary()["preemptions"] == 30
+
+
+def test_states_keep_their_pods_while_the_assumer_drops_and_adds_pods():
+    nodes = [node("n1"), node("n2")]
+    bound = [Pod(f"b{i}", node_name=f"n{1 + i % 2}", containers=[Container("c", requests={
+        "cpu": 10})]) for i in range(40)]
+    assumer = Assumer(ClusterState.from_records(nodes, bound), [])
+    states, alive = [], [p.key for p in bound]
+    for step in range(30):
+        states.append((assumer.state, [p.key for p in assumer.state.pods]))
+        gone = alive[step % 3::7][:2]
+        assumer.remove(gone)
+        alive = [k for k in alive if k not in gone]
+        fresh = Pod(f"new{step}", containers=[Container("c", requests={"cpu": 10})])
+        assumer.assume(fresh, step % 2)
+        alive.append(fresh.key)
+        assert [p.key for p in assumer.state.pods] == alive
+        assert all(assumer.state.pods[assumer.row_of(k)].key == k for k in alive)
+    for state, keys in states:  # the earlier views still read what they had
+        assert [p.key for p in state.pods] == keys
+        assert [p.key for p in pod_specs(state.pods, 0, len(keys))] == keys
+    table = assumer.pod_table()
+    for n in range(2):
+        rows = assumer.rows_of_serials(table.slots[n, :table.counts[n]])
+        assert [assumer.state.pods[r].key for r in rows] == assumer.node_pods()[n]
