@@ -194,8 +194,11 @@ class Assumer:
         """What the pod adds to its node: to ``requested`` (the pod count included), to
         ``nonzero_requested``, and the host-port columns it occupies. Replicas sharing their
         spec objects share one."""
-        key = _spec_key(pod)
-        found = self._footprints.get(key) if key is not None else None
+        key = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+        try:
+            found = self._footprints.get(key)
+        except TypeError:  # an unhashable spec: not kept
+            found, key = None, None
         if found is not None:
             return found
         requests = pod_requests(pod)
@@ -336,8 +339,7 @@ class PodTable:
     def __init__(self, assumer: Assumer) -> None:
         state = assumer.state
         self.names = state.resource_names
-        self.pods_column = state.resource_names.index(PODS)
-        self._vectors: dict[tuple, np.ndarray] = {}
+        self._footprint = assumer._footprint
         lists = assumer.node_pods()
         self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
         #: Bumped whenever a node's pods change (its requests with them).
@@ -356,7 +358,7 @@ class PodTable:
         self.slots[nodes, at] = serials
         self.priority[nodes, at] = [p.priority for p in pods]
         self.start[nodes, at] = [np.inf if p.start_time is None else p.start_time for p in pods]
-        self.request[nodes, at] = np.array([self._vector(p) for p in pods],
+        self.request[nodes, at] = np.array([self._footprint(p)[0] for p in pods],
                                            dtype=np.int64).reshape(len(pods), len(self.names))
 
     def _allocate(self, nodes: int, width: int) -> None:
@@ -369,7 +371,7 @@ class PodTable:
         self.slots[node, at] = serial
         self.priority[node, at] = pod.priority
         self.start[node, at] = np.inf if pod.start_time is None else pod.start_time
-        self.request[node, at] = self._vector(pod)
+        self.request[node, at] = self._footprint(pod)[0]
 
     def add(self, node: int, serial: int, pod: Pod) -> None:
         """``pod`` was appended to ``node`` (``NodeInfo.AddPod``)."""
@@ -392,32 +394,6 @@ class PodTable:
         self.slots[node, last] = -1
         self.counts[node] = last
         self.stamp[node] += 1
-
-    def _vector(self, pod: Pod) -> np.ndarray:
-        """The pod's request vector; replicas sharing their spec objects share one."""
-        key = _spec_key(pod)
-        found = self._vectors.get(key) if key is not None else None
-        if found is not None:
-            return found
-        requests = pod_requests(pod)
-        vector = np.array([requests.get(name, 0) for name in self.names], dtype=np.int64)
-        vector[self.pods_column] = 1
-        if key is not None:
-            if len(self._vectors) > 4096:
-                self._vectors.clear()
-            self._vectors[key] = vector
-        return vector
-
-
-def _spec_key(pod: Pod) -> tuple | None:
-    """What a pod's requests, non-zero requests and host ports follow from (``None`` when it
-    cannot key a dict)."""
-    key = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
 
 
 def _key(item: Pod | tuple[Pod, str]) -> str:
