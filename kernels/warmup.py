@@ -16,6 +16,7 @@ def warmup() -> float:
         node_ports,
         node_resources_fit,
         normalize,
+        preemption,
         taint_toleration,
     )
 
@@ -46,4 +47,28 @@ def warmup() -> float:
     image_locality.image_locality_scores(np.zeros(2, i64), np.zeros(0, i32), empty, empty, nodes,
                                          empty, 1, 23, 1000)
     normalize.default_normalize_score(np.ones(2, i64), 100, True)
+    _warm_preemption(preemption)
     return time.perf_counter() - started
+
+
+def _warm_preemption(preemption) -> None:
+    """The preemption and nominated-pods kernels, on one node with one pod."""
+    i64 = np.int64
+    nodes, cols, one = np.zeros(1, i64), np.arange(2, dtype=i64), np.ones(1, i64)
+    matrix = np.ones((1, 4), i64)
+    flag, extra = np.ones(1, np.bool_), np.zeros((1, 4), i64)
+    grid, cube = np.zeros((1, 1), i64), np.zeros((1, 1, 4), i64)
+    outs = [np.zeros(1, i64) for _ in range(3)] + [np.zeros(2, i64), np.zeros(1, i64),
+                                                   np.zeros(1, i64), np.zeros(1)]
+    preemption.dry_run(nodes, 0, 1, 1, matrix, matrix, 3, one.repeat(4), cols, False, i64(0),
+                       True, flag, extra, grid, one, grid, np.zeros((1, 1)), cube, one, flag,
+                       np.full(1, -1, i64), one, one, one, grid, grid, np.zeros((1, 1)), *outs)
+    preemption.pick_candidate(nodes, one, nodes, one, np.zeros(1), nodes)
+    preemption.group_codes(one)
+    preemption.nominated_fit_failures(nodes, flag, flag, matrix, matrix, extra, one.repeat(4),
+                                      cols, 3, False, i64(0), nodes.copy(), nodes.copy())
+    kinds, codes = np.zeros(1, i64), np.zeros(1, i64)
+    preemption.walk_filters(nodes, np.full(1, -1, i64), 0, matrix, matrix, 3, one.repeat(4),
+                            cols, False, i64(0), flag, extra, kinds, codes)
+    scratch = [np.zeros(1, i64) for _ in range(4)]
+    preemption.walk_failures(nodes, kinds, codes, 1, nodes, 0, *scratch)
