@@ -135,6 +135,8 @@ def test_node_statuses_read_like_a_dict():
     codes = statuses.codes(4, unresolvable())
     assert list(codes) == [Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE, 3, 3]
     assert statuses == NodeStatuses.of(dict(statuses))
+    for _ in range(6):  # past the first few lookups, a dict answers
+        assert statuses[1] == unschedulable("a") and 0 not in statuses and 3 in statuses
 
 
 def node(name: str, cpu: int = 4000) -> Node:

@@ -661,28 +661,19 @@ def _same(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def _group(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The distinct codes ascending, and each code's index among them."""
-    from ksched.kernels.preemption import group_codes
-
-    distinct, inverse = group_codes(codes)
-    if not len(distinct) and len(codes):
-        distinct, inverse = np.unique(codes, return_inverse=True)
-    return distinct, inverse.reshape(-1).astype(np.int64)
-
-
 class NodeStatuses(Mapping[int, Status]):
     """Node row -> failure status (``NodeToStatus``), held as arrays: the nodes in order, and
     for each an index into ``table``, the statuses they share. Reading it as a mapping is
     node by node; :meth:`counts` and :meth:`codes` are not."""
 
-    __slots__ = ("nodes", "ids", "table", "_counts")
+    __slots__ = ("nodes", "ids", "table", "_counts", "_lookups", "_where")
 
     def __init__(self, nodes: Any, ids: Any, table: Sequence[Status]) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.ids = np.asarray(ids, dtype=np.int64)
         self.table = tuple(table)
         self._counts: list[tuple[Status, int]] | None = None
+        self._lookups, self._where = 0, None
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -690,14 +681,24 @@ class NodeStatuses(Mapping[int, Status]):
     def __iter__(self) -> Iterator[int]:
         return iter(self.nodes.tolist())
 
+    def _position(self, node: object) -> int | None:
+        """Where ``node`` stands (a scan for the first few lookups, then a dict)."""
+        if self._where is None:
+            self._lookups += 1
+            if self._lookups <= 4:
+                found = np.flatnonzero(self.nodes == node)
+                return int(found[0]) if len(found) else None
+            self._where = {n: i for i, n in reversed(list(enumerate(self.nodes.tolist())))}
+        return self._where.get(node)
+
     def __getitem__(self, node: int) -> Status:
-        found = np.flatnonzero(self.nodes == node)
-        if not len(found):
+        at = self._position(node)
+        if at is None:
             raise KeyError(node)
-        return self.table[self.ids[found[0]]]
+        return self.table[self.ids[at]]
 
     def __contains__(self, node: object) -> bool:
-        return bool((self.nodes == node).any())
+        return self._position(node) is not None
 
     def __repr__(self) -> str:
         return f"NodeStatuses({dict(self.items())!r})"
