@@ -326,8 +326,9 @@ def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_
     """``RunFilterPluginsWithNominatedPods`` on each walked node when, of the filters that
     run, only NodeResourcesFit (at ``fit_position`` in the filter list, -1: it does not run)
     looks at pods: the first failing filter is the first node-static one
-    (``static_first[node]``, -1: none) or NodeResourcesFit, whichever comes first; a node that
-    passes them all is tried with its nominated pods added. Per node: ``out_kind`` 0 (passed),
+    (``static_first[node]``, -1: none) or NodeResourcesFit, whichever comes first, judged with
+    the node's nominated pods added where it has some (the first pass decides: the second,
+    without them, cannot fail where the first passed). Per node: ``out_kind`` 0 (passed),
     1 (a node-static filter), 2 (NodeResourcesFit, fit code in ``out_code``) or 3
     (NodeResourcesFit with the nominated pods)."""
     empty = np.zeros(allocatable.shape[1], dtype=np.int64)
@@ -339,22 +340,23 @@ def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_
             out_kind[i] = 1
             continue
         if fit_position >= 0:
-            code = _fit_code(allocatable, requested, node, empty, empty, False, pod_request,
-                             checked, pods_column, count_only, missing)
+            # The first pass runs with the nominated pods; it is the one that fails first,
+            # and where it passes the second (fewer pods) passes too.
+            if nominated[node]:
+                code = _fit_code(allocatable, requested, node, empty, nominated_extra[node],
+                                 True, pod_request, checked, pods_column, count_only, missing)
+                kind = 3
+            else:
+                code = _fit_code(allocatable, requested, node, empty, empty, False,
+                                 pod_request, checked, pods_column, count_only, missing)
+                kind = 2
             if code != 0:
-                out_kind[i] = 2
+                out_kind[i] = kind
                 out_code[i] = code
                 continue
         if first >= 0:
             out_kind[i] = 1
             continue
-        if fit_position >= 0 and nominated[node]:
-            code = _fit_code(allocatable, requested, node, empty, nominated_extra[node], True,
-                             pod_request, checked, pods_column, count_only, missing)
-            if code != 0:
-                out_kind[i] = 3
-                out_code[i] = code
-                continue
         out_kind[i] = 0
 
 

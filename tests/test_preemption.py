@@ -218,3 +218,20 @@ def test_number_of_candidates_to_find(potential, expected):
     from ksched.plugins.default_preemption import DefaultPreemption
 
     assert DefaultPreemption().num_candidates(potential) == expected
+
+
+@pytest.mark.parametrize("vectorized, arithmetic", [(True, True), (False, True),
+                                                     (False, False)])
+def test_a_node_failing_anyway_reports_its_status_with_the_nominated_pods(vectorized,
+                                                                         arithmetic):
+    # RunFilterPluginsWithNominatedPods returns the first pass's status when it fails: n1
+    # (2 pods at most, 3.5 of 4 cpu used) is too small for the pod, and with the nominated
+    # pod added it also has too many pods.
+    n1 = Node("n1", allocatable={"cpu": 4000, "memory": 64 * GI, "pods": 2})
+    state = ClusterState.from_records([n1], [pod("old", 3500, on="n1")])
+    framework = Framework(default_profile())
+    framework.vectorized, framework.request_arithmetic = vectorized, arithmetic
+    holder = pod("holder", 100, priority=10, nominated_node_name="n1")
+    result = framework.schedule_one(state, pod("p", 1000, priority=10), nominated={0: [holder]})
+    assert result.failures[0].reasons == ("Too many pods", "Insufficient cpu")
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods."

@@ -554,14 +554,14 @@ class Framework:
     def _nominated_pass(self, cycle: Cycle, index: NominatedPods, walk: npt.NDArray[np.int64],
                         passed: npt.NDArray[np.bool_], skipped: frozenset[str]
                         ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[Status]]:
-        """The first pass of ``RunFilterPluginsWithNominatedPods`` on the walked nodes that
-        passed without their nominated pods (the second pass is the one already run): those
-        that fail are struck from ``passed``. Returns their positions in ``walk``, and for
-        each an index into the list of statuses that goes with them."""
+        """``RunFilterPluginsWithNominatedPods`` on the walked nodes with nominated pods that
+        count for this pod: the first pass (with them) decides where it fails, else the
+        second (the one already run). Nodes failing are struck from ``passed``. Returns their
+        positions in ``walk``, and for each an index into the list of their statuses."""
         state, pod = cycle.state, cycle.pod
         mask, extra = index.relevant(pod)
         if not (self.vectorized and self.resource_only(skipped)):
-            at = np.flatnonzero(passed & mask[walk])
+            at = np.flatnonzero(mask[walk])
             statuses = [self.filter_node_with_nominated(state, pod, int(walk[i]),
                                                         index.get(int(walk[i]), ()), skipped,
                                                         cycle=cycle) for i in at.tolist()]
@@ -582,8 +582,8 @@ class Framework:
                   first_failure: npt.NDArray[np.int16], results: list[FilterResult],
                   nominated: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[Status]]
                   ) -> NodeStatuses:
-        """Each failing walked node's status, in walk order: its first failing plugin's, or
-        the nominated pass's where only that failed."""
+        """Each failing walked node's status, in walk order: the nominated pass's where it
+        ran, else its first failing plugin's."""
         failing = np.flatnonzero(~passed)
         first = first_failure[failing]
         ids = np.empty(len(failing), dtype=np.int64)
@@ -603,7 +603,7 @@ class Framework:
             slot = np.full(len(passed), -1, dtype=np.int64)
             inside = positions < len(passed)
             slot[positions[inside]] = nominated_ids[inside] + len(table)
-            chosen = first < 0
+            chosen = slot[failing] >= 0
             ids[chosen] = slot[failing[chosen]]
             table += nominated_table
         return NodeStatuses(walk[failing], ids, table)
