@@ -220,10 +220,11 @@ def test_number_of_candidates_to_find(potential, expected):
     assert DefaultPreemption().num_candidates(potential) == expected
 
 
-@pytest.mark.parametrize("vectorized, arithmetic", [(True, True), (False, True),
-                                                     (False, False)])
-def test_a_node_failing_anyway_reports_its_status_with_the_nominated_pods(vectorized,
-                                                                         arithmetic):
+PATHS = [(True, True), (False, True), (False, False)]  # (vectorized, request arithmetic)
+
+
+@pytest.mark.parametrize("vectorized, arithmetic", PATHS)
+def test_nominated_pods_count_on_nodes_that_fail_anyway(vectorized, arithmetic):
     # RunFilterPluginsWithNominatedPods returns the first pass's status when it fails: n1
     # (2 pods at most, 3.5 of 4 cpu used) is too small for the pod, and with the nominated
     # pod added it also has too many pods.
