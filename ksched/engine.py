@@ -239,6 +239,11 @@ class Assumer:
                                   pod_node=self._pod_node[:kept], match_cache={},
                                   affinity_pods=tuple(self._affinity_pods))
 
+    @property
+    def num_bound(self) -> int:
+        """How many pods are bound now (whether or not the state's pod list is synced)."""
+        return len(self._log) - len(self._dead)
+
     def sync(self) -> None:
         """Bring the state's pod list up to date with the recorded pods (O(1): views, unless
         pods were removed since)."""
@@ -479,13 +484,6 @@ class _Batch:
         own = framework.profile.percentage_of_nodes_to_score
         return own if own is not None else self.global_percentage
 
-    def _sync_tie_breaker(self, to_counters: bool) -> None:
-        tb = self.tie_breaker
-        if to_counters:
-            self.counters[1], self.counters[3] = tb.last_node_index, tb.next_draw
-        else:
-            tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
-
     def _done(self, count: int) -> None:
         if self.progress is not None:
             self.progress(count)
@@ -499,7 +497,7 @@ class _Batch:
                 fast = self._fast_path(framework)
                 if fast is not None:
                     classes[i] = _class_or_minus_one(fast.class_of(pod, self.assumer.state))
-        self._sync_tie_breaker(to_counters=True)
+        self.tie_breaker.save(self.counters)
         begin = 0
         while begin < len(self.pods):
             framework, looped = self.frameworks[begin], classes[begin] >= 0
@@ -529,7 +527,7 @@ class _Batch:
             self.placements.append(Placement(pod, None, no_profile_reason(pod)))
             self._done(1)
             return
-        self._sync_tie_breaker(to_counters=False)
+        self.tie_breaker.load(self.counters)
         self.assumer.sync()
         try:
             outcome = framework.schedule_one(
@@ -550,7 +548,7 @@ class _Batch:
                 for fast in filter(None, self.fast_paths.values()):
                     fast.note_placement(pod, outcome.node, self.assumer.state)
                 self.placements.append(Placement(pod, self.assumer.state.node_names[outcome.node]))
-        self._sync_tie_breaker(to_counters=True)
+        self.tie_breaker.save(self.counters)
         self._done(1)
 
     def _run_loop(self, fast: FastPath, classes: np.ndarray, offset: int) -> None:

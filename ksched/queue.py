@@ -307,6 +307,8 @@ class SchedulingQueue:
         self._marks = itertools.count()
         self._nominated_node: dict[str, str] = {}
         self._nominated: dict[str, list[Pod]] = {}
+        #: Nodes whose nominated pods changed since :meth:`take_nomination_changes`.
+        self._nomination_changes: set[str] = set()
 
     # ------------------------------------------------------------------ backoff
 
@@ -757,6 +759,7 @@ class SchedulingQueue:
             return
         self._nominated_node[pod.key] = node
         self._nominated.setdefault(node, []).append(pod)
+        self._nomination_changes.add(node)
 
     def delete_nominated(self, pod: Pod) -> None:
         """``DeleteNominatedPodIfExists``."""
@@ -764,6 +767,7 @@ class SchedulingQueue:
         node = self._nominated_node.pop(key, None)
         if node is None:
             return
+        self._nomination_changes.add(node)
         pods = [p for p in self._nominated[node] if p.key != key]
         if pods:
             self._nominated[node] = pods
@@ -778,6 +782,12 @@ class SchedulingQueue:
                 and not getattr(new, "nominated_node_name", "")):
             node = self._nominated_node.get(old.key)
         self._nominate(new, node)
+
+    def take_nomination_changes(self) -> set[str]:
+        """The nodes whose nominated pods changed since the last call (for incremental
+        readers of the nominator)."""
+        changes, self._nomination_changes = self._nomination_changes, set()
+        return changes
 
     def nominated_pods(self) -> dict[str, list[Pod]]:
         """Every node with nominated pods, and those pods in nomination order."""

@@ -160,81 +160,6 @@ def _mean(values: Iterable[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-class _TrackedNominations(dict):
-    """The queue's nominator map (node name -> nominated pods), noting every node whose
-    entry is read or written from outside, so that the simulator re-reads only those (a list
-    handed out may be appended to afterwards: the node is re-read later, at the next cycle).
-    Iterating it, or a bulk change, marks every node."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.touched: set[str] = set(dict.keys(self))
-
-    def drain(self) -> set[str]:
-        touched, self.touched = self.touched, set()
-        return touched
-
-    def _all(self) -> None:
-        self.touched |= set(dict.keys(self))
-
-    def __getitem__(self, key: str) -> Any:
-        self.touched.add(key)
-        return super().__getitem__(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.touched.add(key)
-        return super().get(key, default)
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.touched.add(key)
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key: str) -> None:
-        self.touched.add(key)
-        super().__delitem__(key)
-
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        self.touched.add(key)
-        return super().setdefault(key, default)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        self.touched.add(key)
-        return super().pop(key, *default)
-
-    def popitem(self) -> Any:
-        key, value = super().popitem()
-        self.touched.add(key)
-        return key, value
-
-    def clear(self) -> None:
-        self._all()
-        super().clear()
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        super().update(*args, **kwargs)
-        self._all()
-
-    def __ior__(self, other: Any) -> _TrackedNominations:
-        self.update(other)
-        return self
-
-    def __iter__(self) -> Any:
-        self._all()
-        return super().__iter__()
-
-    def values(self) -> Any:
-        self._all()
-        return super().values()
-
-    def items(self) -> Any:
-        self._all()
-        return super().items()
-
-    def copy(self) -> dict:
-        self._all()
-        return dict(dict.items(self))
-
-
 class WaitingPods:
     """Pods held at Permit (``framework.WaitingPod``): plugins allow or reject them through
     ``cycle.data["waiting_pods"]``."""
@@ -382,6 +307,7 @@ class Simulator:
         self.node_version = np.zeros(state.num_nodes, dtype=np.int64)
         self.fast_paths: dict[int, FastPath | None] = {}
         self._simple_classes: dict[tuple[int, int], bool] = {}
+        self._nominated_index: NominatedPods | None = None
 
     def _push(self, event: Event) -> None:
         heapq.heappush(self._timeline, (float(event.time), next(self._seq), event))
@@ -408,7 +334,7 @@ class Simulator:
             used.append(float(state.requested[:, column].sum()) / total if total else 0.0)
         self._samples.append(Sample(self.now, lengths["active"], lengths["backoff"],
                                     lengths["unschedulable"], lengths["gated"],
-                                    len(self.assumer.state.pods) - len(self.assumer._dead),
+                                    self.assumer.num_bound,
                                     used[0], used[1]))
         while self._next_sample <= self.now:
             self._next_sample += self.sample_every
@@ -526,29 +452,19 @@ class Simulator:
             if progress is not None:
                 progress(1)
 
-    def _nominated_rows(self) -> dict[int, list[Pod]]:
-        index = self.assumer.state.node_index
-        return {index[node]: pods for node, pods in self.queue._nominated.items()
-                if node in index}
-
-    def _nominations(self) -> Mapping[int, Sequence[Pod]]:
-        """The queue's nominated pods per node row, as an index kept up to date from the
-        nodes whose entries the queue touched since the last call."""
+    def _nominations(self) -> NominatedPods:
+        """The queue's nominated pods per node row, as an index brought up to date with the
+        nodes whose nominations changed since the last call."""
         queue, state = self.queue, self.assumer.state
-        tracked = getattr(queue, "_nominated", None)
-        if type(tracked) is not _TrackedNominations:
-            if type(tracked) is not dict:
-                return self._nominated_rows()  # an unknown nominator: read it all
-            tracked = queue._nominated = _TrackedNominations(tracked)
-        index = getattr(self, "_nominated_index", None)
-        if index is None or not index.matches(state) or index.source is not tracked:
+        changed = queue.take_nomination_changes()
+        index = self._nominated_index
+        if index is None or not index.matches(state):
             index = self._nominated_index = NominatedPods(state)
-            index.source = tracked
-            tracked.touched = set(dict.keys(tracked))
-        for name in tracked.drain():
+            changed = set(queue.nominated_pods())
+        for name in changed:
             row = state.node_index.get(name)
             if row is not None:
-                index.set_node(row, list(dict.get(tracked, name, ())))
+                index.set_node(row, queue.nominated_pods_for_node(name))
         return index
 
     def _schedule(self, info: QueuedPodInfo, pod: Pod) -> None:
@@ -600,11 +516,11 @@ class Simulator:
         out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
         percentage = framework.profile.percentage_of_nodes_to_score
         self.tie_breaker.reserve(1)
-        self._sync_tie_breaker(to_counters=True)
+        self.tie_breaker.save(self.counters)
         fast.run(self.assumer.state, classes, 0, self.percentage if percentage is None
                  else percentage, self.tie_breaker.code, self.tie_breaker.draws, self.counters,
                  out_node, out_start)
-        self._sync_tie_breaker(to_counters=False)
+        self.tie_breaker.load(self.counters)
         if out_node[0] < 0:  # diagnosed by the framework, from the same start index
             self.counters[0] = out_start[0]
             return None
@@ -621,13 +537,6 @@ class Simulator:
                                              or t.ipa_anti[c] or t.ipa_existing[c]
                                              or t.ipa_score[c])
         return self._simple_classes[key]
-
-    def _sync_tie_breaker(self, to_counters: bool) -> None:
-        tb = self.tie_breaker
-        if to_counters:
-            self.counters[1], self.counters[3] = tb.last_node_index, tb.next_draw
-        else:
-            tb.last_node_index, tb.next_draw = int(self.counters[1]), int(self.counters[3])
 
     def _framework_cycle(self, framework: Framework, pod: Pod, placed: Pod,
                          nominated: Mapping[int, list[Pod]]) -> ScheduleResult:

@@ -39,6 +39,15 @@ class TieBreaker:
             self.draws = np.concatenate([self.draws[self.next_draw:], more])
             self.next_draw = 0
 
+    def save(self, counters: npt.NDArray[np.int64]) -> None:
+        """Write the round-robin index and the next draw where the compiled loop keeps them
+        (``counters[1]`` and ``counters[3]``)."""
+        counters[1], counters[3] = self.last_node_index, self.next_draw
+
+    def load(self, counters: npt.NDArray[np.int64]) -> None:
+        """Take them back after the compiled loop ran."""
+        self.last_node_index, self.next_draw = int(counters[1]), int(counters[3])
+
     def choose(self, max_nodes: npt.NDArray[np.int64]) -> int:
         """Pick from ``max_nodes`` (in feasible-list order). Round-robin advances its index on
         every call, as ``selectHost`` did, even when one node has the top score."""
