@@ -363,15 +363,14 @@ def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_
         if fit_position >= 0:
             # The first pass runs with the nominated pods; it is the one that fails first,
             # and where it passes the second (fewer pods) passes too.
+            code = _fit_code(allocatable, requested, node, empty, empty, False, pod_request,
+                             checked, pods_column, count_only, missing)
+            kind = 2
             if nominated[node]:
                 code = _nominated_fit_code(allocatable, requested, node, nominated_extra,
                                            pod_request, checked, pods_column, count_only,
                                            missing)
                 kind = 3
-            else:
-                code = _fit_code(allocatable, requested, node, empty, empty, False,
-                                 pod_request, checked, pods_column, count_only, missing)
-                kind = 2
             if code != 0:
                 out_kind[i] = kind
                 out_code[i] = code
