@@ -35,13 +35,12 @@ from ksched.framework.runtime import (
     NominatedPods,
     ScheduleResult,
     SchedulingError,
-    nominated_before,
 )
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import default_profile
 from ksched.queue import QueuedPodInfo, SchedulingQueue
 from ksched.state import ClusterState
-from ksched.status import Code, with_post_filter
+from ksched.status import NO_NODES_AVAILABLE, Code, with_post_filter
 
 EVENT_KINDS = ("create", "update", "delete", "finish", "node-add", "node-remove", "cordon",
                "uncordon")
@@ -493,14 +492,9 @@ class Simulator:
                                  self.assumer.state.node_names[node])
 
     def _fast(self, framework: Framework, pod: Pod, placed: Pod,
-              nominated: Mapping[int, list[Pod]]) -> int | None:
+              nominated: NominatedPods) -> int | None:
         """The compiled loop's placement (assumed), or ``None``: use the framework."""
-        if not self.use_fast_path or pod.nominated_node_name:
-            return None
-        if isinstance(nominated, NominatedPods):
-            if nominated.any_before(pod):
-                return None
-        elif any(nominated_before(pod, pods) for pods in nominated.values()):
+        if not self.use_fast_path or pod.nominated_node_name or nominated.any_before(pod):
             return None
         key = id(framework)
         if key not in self.fast_paths:
@@ -560,8 +554,7 @@ class Simulator:
               diagnosis: ScheduleResult) -> None:
         """``handleSchedulingFailure`` after PostFilter: nominate, evict, requeue."""
         message = diagnosis.message
-        if framework.points["postFilter"] and diagnosis.message != "no nodes available to " \
-                "schedule pods":
+        if framework.points["postFilter"] and diagnosis.message != NO_NODES_AVAILABLE:
             handle = Handle(framework, nominated=self._nominations(), pdbs=tuple(self.pdbs),
                             node_pods=self.assumer.rows_on, rng=self.rng)
             cycle = diagnosis.cycle
