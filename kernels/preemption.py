@@ -31,12 +31,13 @@ CANDIDATE, NO_VICTIMS, FIT_FAILURE, NO_VICTIM_LEFT = 0, 1, 2, 3
 @jit(inline="always")
 def _fit_code(allocatable, requested, node, delta, extra, nominated, pod_request, checked,
               pods_column, count_only, missing):
-    """``fit_codes`` of one node whose requests changed by ``delta`` (and ``extra`` when
-    ``nominated``): 0 when the pod fits."""
+    """``fit_codes`` of one node whose requests changed by ``delta`` (and by ``extra[node]``,
+    its nominated pods' requests, when ``nominated``): 0 when the pod fits. ``extra`` is the
+    2-d array, indexed here: row views in the walk's inner loop cost."""
     code = missing
     used = requested[node, pods_column] + delta[pods_column]
     if nominated:
-        used += extra[pods_column]
+        used += extra[node, pods_column]
     if used + 1 > allocatable[node, pods_column]:
         code |= TOO_MANY_PODS
     if not count_only:
@@ -45,29 +46,8 @@ def _fit_code(allocatable, requested, node, delta, extra, nominated, pod_request
             want = pod_request[col]
             used = requested[node, col] + delta[col]
             if nominated:
-                used += extra[col]
+                used += extra[node, col]
             if want > 0 and want > allocatable[node, col] - used:
-                code |= np.int64(1) << np.int64(1 + j)
-                if want > allocatable[node, col]:
-                    code |= UNRESOLVABLE
-    return code
-
-
-@jit(inline="always")
-def _nominated_fit_code(allocatable, requested, node, extra, pod_request, checked, pods_column,
-                        count_only, missing):
-    """``fit_codes`` of one node with its nominated pods' requests (``extra[node]``) added;
-    indexes the 2-d arrays directly (no row views in the walk's inner loop)."""
-    code = missing
-    if requested[node, pods_column] + extra[node, pods_column] + 1 > \
-            allocatable[node, pods_column]:
-        code |= TOO_MANY_PODS
-    if not count_only:
-        for j in range(checked.shape[0]):
-            col = checked[j]
-            want = pod_request[col]
-            free = allocatable[node, col] - requested[node, col] - extra[node, col]
-            if want > 0 and want > free:
                 code |= np.int64(1) << np.int64(1 + j)
                 if want > allocatable[node, col]:
                     code |= UNRESOLVABLE
@@ -77,8 +57,8 @@ def _nominated_fit_code(allocatable, requested, node, extra, pod_request, checke
 @jit(inline="always")
 def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request, checked,
                  pods_column, count_only, missing, fit_enabled):
-    """``RunFilterPluginsWithNominatedPods`` on the changed node: with the nominated pods,
-    then (if that passed) without."""
+    """``RunFilterPluginsWithNominatedPods`` on the changed node: with the nominated pods
+    (``extra[node]``, when ``nominated``), then (if that passed) without."""
     if not fit_enabled:
         return np.int64(0)
     if nominated:
@@ -169,7 +149,6 @@ def _select_victims(node, priority, allocatable, requested, pods_column, pod_req
     """``SelectVictimsOnNode`` on one node: (kind, fit code, end of the victims written)."""
     r = allocatable.shape[1]
     nominated = nominated_mask[node]
-    extra = nominated_extra[node]
     # Every lower-priority pod removed, in NodeInfo order.
     delta[:] = 0
     count = 0
@@ -181,8 +160,8 @@ def _select_victims(node, priority, allocatable, requested, pods_column, pod_req
                 delta[col] -= slot_request[node, s, col]
     if count == 0:
         return NO_VICTIMS, np.int64(0), end
-    code = _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
-                        checked, pods_column, count_only, missing, fit_enabled)
+    code = _filter_code(allocatable, requested, node, delta, nominated_extra, nominated,
+                        pod_request, checked, pods_column, count_only, missing, fit_enabled)
     if code != 0:
         return FIT_FAILURE, code, end
     _sort_by_importance(pending[:count], slot_priority[node], slot_start[node])
@@ -192,8 +171,9 @@ def _select_victims(node, priority, allocatable, requested, pods_column, pod_req
         s = pending[k]
         for col in range(r):
             delta[col] += slot_request[node, s, col]
-        if _filter_code(allocatable, requested, node, delta, extra, nominated, pod_request,
-                        checked, pods_column, count_only, missing, fit_enabled) != 0:
+        if _filter_code(allocatable, requested, node, delta, nominated_extra, nominated,
+                        pod_request, checked, pods_column, count_only, missing,
+                        fit_enabled) != 0:
             for col in range(r):
                 delta[col] -= slot_request[node, s, col]
             out_victims[end] = slots[node, s]
@@ -367,9 +347,8 @@ def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_
                              checked, pods_column, count_only, missing)
             kind = 2
             if nominated[node]:
-                code = _nominated_fit_code(allocatable, requested, node, nominated_extra,
-                                           pod_request, checked, pods_column, count_only,
-                                           missing)
+                code = _fit_code(allocatable, requested, node, empty, nominated_extra, True,
+                                 pod_request, checked, pods_column, count_only, missing)
                 kind = 3
             if code != 0:
                 out_kind[i] = kind
