@@ -73,7 +73,8 @@ def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_requ
 @jit
 def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column, pod_request,
             checked, count_only, missing, fit_enabled, nominated, nominated_extra, slots,
-            counts, slot_priority, slot_start, slot_request, stamp, bypass, cache_stamp,
+            counts, slot_priority, slot_start, slot_request, node_stamp, nominated_stamp,
+            bypass, cache_stamp,
             cache_kind, cache_code, cache_count, cache_victims, cache_priority, cache_start,
             out_node, out_kind, out_code, out_indptr, out_victims, out_priority, out_start):
     """Dry-run the nodes ``walk[(offset + i) % len(walk)]`` in turn until ``max(wanted, 1)``
@@ -86,10 +87,11 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
     times in ``out_priority`` / ``out_start``). The ``out_victims`` arrays must hold every
     bound pod.
 
-    A node's outcome is kept in the ``cache_*`` arrays with its ``stamp`` (which must change
-    whenever its pods or nominated pods do), and reused while the stamp stands, except on the
-    nodes ``bypass`` marks (where the pod's own nomination is left out). The cache belongs to
-    one pod class: the priority and what the fit check reads of the pod.
+    A node's outcome is kept in the ``cache_*`` arrays with its stamp, ``node_stamp`` (bumped
+    whenever its pods change) plus ``nominated_stamp`` (whenever its nominated pods do), and
+    reused while the stamp stands, except on the nodes ``bypass`` marks (where the pod's own
+    nomination is left out). The cache belongs to one pod class: the priority and what the
+    fit check reads of the pod.
     """
     m = walk.shape[0]
     r = allocatable.shape[1]
@@ -105,7 +107,8 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
         if position == m:
             position = 0
         out_node[i] = node
-        if not bypass[node] and cache_stamp[node] == stamp[node]:
+        stamp = node_stamp[node] + nominated_stamp[node]
+        if not bypass[node] and cache_stamp[node] == stamp:
             kind = cache_kind[node]
             out_kind[i] = kind
             out_code[i] = cache_code[node]
@@ -126,7 +129,7 @@ def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column,
             out_code[i] = code
             out_indptr[i + 1] = end
             if not bypass[node]:
-                cache_stamp[node] = stamp[node]
+                cache_stamp[node] = stamp
                 cache_kind[node] = kind
                 cache_code[node] = code
                 cache_count[node] = end - first
@@ -255,6 +258,53 @@ def pick_candidate(starts, ends, violations, victim_priority, victim_start, name
 
 
 @jit
+def discard_slot(slots, priority, start, request, counts, stamp, node, serial):
+    """A pod left ``node`` in the bound pods' table (see :class:`ksched.engine.PodTable`):
+    the node's last pod takes its slot (``NodeInfo.RemovePod``'s order)."""
+    last = counts[node] - 1
+    at = 0
+    while at <= last and slots[node, at] != serial:
+        at += 1
+    if at > last:
+        raise ValueError("the pod is not in the table")
+    slots[node, at] = slots[node, last]
+    priority[node, at] = priority[node, last]
+    start[node, at] = start[node, last]
+    request[node, at, :] = request[node, last, :]
+    slots[node, last] = -1
+    counts[node] = last
+    stamp[node] += 1
+
+
+@jit
+def best_candidate(tried, kinds, nodes, indptr, victim_priority, victim_start, name_rank):
+    """:func:`pick_candidate` over the candidates among the first ``tried`` outcomes of
+    :func:`dry_run` (none with PDB violations; ``name_rank`` per node row): the position of
+    the one picked, -1 when there is none."""
+    count = 0
+    for i in range(tried):
+        if kinds[i] == CANDIDATE:
+            count += 1
+    if count == 0:
+        return -1
+    positions = np.empty(count, dtype=np.int64)
+    starts = np.empty(count, dtype=np.int64)
+    ends = np.empty(count, dtype=np.int64)
+    ranks = np.empty(count, dtype=np.int64)
+    c = 0
+    for i in range(tried):
+        if kinds[i] == CANDIDATE:
+            positions[c] = i
+            starts[c] = indptr[i]
+            ends[c] = indptr[i + 1]
+            ranks[c] = name_rank[nodes[i]]
+            c += 1
+    _, best = pick_candidate(starts, ends, np.zeros(count, dtype=np.int64), victim_priority,
+                             victim_start, ranks)
+    return positions[best]
+
+
+@jit
 def group_codes(codes):
     """``np.unique(codes, return_inverse=True)`` for arrays with few distinct values (status
     codes): one pass, no sort of the whole array. Returns (distinct ascending, inverse), or
@@ -358,6 +408,85 @@ def walk_filters(walk, static_first, fit_position, allocatable, requested, pods_
             out_kind[i] = 1
             continue
         out_kind[i] = 0
+
+
+@jit
+def fit_code_with(node, allocatable, requested, pods_column, pod_request, checked, count_only,
+                  missing, added):
+    """NodeResourcesFit's fit code on one node with ``added`` more requested (the pods
+    nominated there, for ``RunFilterPluginsWithNominatedPods``' first pass): 0 when the pod
+    fits."""
+    return _fit_code(allocatable, requested, node, added, requested, False, pod_request,
+                     checked, pods_column, count_only, missing)  # (no 2-d extra read)
+
+
+@jit
+def failing_walk(order, static_first, static_ids, static_resolvable, fit_position,
+                 allocatable, requested, pods_column, pod_request, checked, count_only,
+                 missing, nominated, nominated_extra, cached, node_stamp, nominated_stamp,
+                 cache_stamp, cache_code, out_static_counts, out_codes, out_code_counts,
+                 out_potential):
+    """``findNodesThatPassFilters`` over every node in tree ``order``, judged as
+    :func:`walk_filters` does, for a pod expected to fit nowhere; with the diagnosis it
+    leaves: per node-static status id the nodes failing with it (``out_static_counts``), the
+    distinct fit codes met (``out_codes``, with ``out_code_counts``), and the nodes whose
+    status is Unschedulable, not UnschedulableAndUnresolvable (``nodesWherePreemptionMightHelp``,
+    ``out_potential`` in tree order; ``static_resolvable`` tells the static statuses apart).
+
+    When ``cached``, a node's fit code is kept in ``cache_code`` with its stamp,
+    ``node_stamp`` (bumped whenever its requests change) plus ``nominated_stamp`` (whenever
+    its nominated pods do), and reused while the stamp stands. The cache belongs to one pod
+    class (its requests and priority) and nominations index.
+
+    Returns (distinct fit codes, potential nodes); (-1, -1) as soon as a node passes (the pod
+    is schedulable after all); (-2, -2) when a node where preemption might help also fails a
+    node-static filter, or more fit codes than ``out_codes`` holds are met (the caller then
+    takes the general path)."""
+    out_static_counts[:] = 0
+    delta = np.zeros(allocatable.shape[1], dtype=np.int64)
+    distinct = 0
+    potential = 0
+    last, last_k = np.int64(0), 0
+    for i in range(order.shape[0]):
+        node = order[i]
+        first = static_first[node]
+        code = np.int64(0)
+        if fit_position >= 0 and (first < 0 or first > fit_position):
+            stamp = node_stamp[node] + nominated_stamp[node]
+            if cached and cache_stamp[node] == stamp:
+                code = cache_code[node]
+            else:
+                code = _fit_code(allocatable, requested, node, delta, nominated_extra,
+                                 nominated[node], pod_request, checked, pods_column,
+                                 count_only, missing)
+                if cached:
+                    cache_stamp[node], cache_code[node] = stamp, code
+        if code != 0:
+            if code != last:  # most nodes share the code of the node before
+                last_k = 0
+                while last_k < distinct and out_codes[last_k] != code:
+                    last_k += 1
+                if last_k == distinct:
+                    if distinct == out_codes.shape[0]:
+                        return -2, -2
+                    out_codes[last_k] = code
+                    out_code_counts[last_k] = 0
+                    distinct += 1
+                last = code
+            out_code_counts[last_k] += 1
+            resolvable = (code & UNRESOLVABLE) == 0
+        elif first >= 0:
+            sid = static_ids[node]
+            out_static_counts[sid] += 1
+            resolvable = static_resolvable[sid]
+        else:
+            return -1, -1
+        if resolvable:
+            if first >= 0:
+                return -2, -2
+            out_potential[potential] = node
+            potential += 1
+    return distinct, potential
 
 
 @jit

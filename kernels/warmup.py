@@ -61,9 +61,19 @@ def _warm_preemption(preemption) -> None:
     outs = [np.zeros(1, i64) for _ in range(3)] + [np.zeros(2, i64), np.zeros(1, i64),
                                                    np.zeros(1, i64), np.zeros(1)]
     preemption.dry_run(nodes, 0, 1, 1, matrix, matrix, 3, one.repeat(4), cols, False, i64(0),
-                       True, flag, extra, grid, one, grid, np.zeros((1, 1)), cube, one, flag,
-                       np.full(1, -1, i64), one, one, one, grid, grid, np.zeros((1, 1)), *outs)
+                       True, flag, extra, grid, one, grid, np.zeros((1, 1)), cube, one, one,
+                       flag, np.full(1, -1, i64), one, one, one, grid, grid, np.zeros((1, 1)),
+                       *outs)
     preemption.pick_candidate(nodes, one, nodes, one, np.zeros(1), nodes)
+    preemption.discard_slot(np.zeros((1, 1), i64), grid.copy(), np.zeros((1, 1)), cube.copy(),
+                            one.copy(), one.copy(), 0, 0)
+    preemption.best_candidate(1, nodes, nodes, np.array([0, 1], i64), one, np.zeros(1), nodes)
+    preemption.fit_code_with(0, matrix, matrix, 3, one.repeat(4), cols, False, i64(0),
+                             np.zeros(4, i64))
+    preemption.failing_walk(nodes, np.full(1, -1, i64), nodes, flag, 0, matrix, matrix, 3,
+                            one.repeat(4), cols, False, i64(0), flag, extra, True, one, one,
+                            np.full(1, -1, i64), np.zeros(1, i64), np.zeros(1, i64),
+                            np.zeros(4, i64), np.zeros(4, i64), np.zeros(1, i64))
     preemption.group_codes(one)
     preemption.nominated_fit_failures(nodes, flag, flag, matrix, matrix, extra, one.repeat(4),
                                       cols, 3, False, i64(0), nodes.copy(), nodes.copy())

@@ -9,6 +9,7 @@ cycle each, on the same arrays. Both give the same placements.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -21,6 +22,7 @@ from ksched.constants import PODS
 from ksched.fast import FastPath, supports
 from ksched.framework.runtime import Framework, SchedulingError
 from ksched.kernels import schedule_loop as loop_kernels
+from ksched.kernels.preemption import discard_slot
 from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, default_profile
 from ksched.resources import node_info_non_zero, pod_requests
@@ -94,6 +96,8 @@ class Assumer:
         self._serial = np.arange(len(self._pod_node), dtype=np.int64)
         self._next_serial = count
         self._affinity_pods = list(self.state.affinity_pods)
+        #: Bumped whenever a pod with pod (anti-)affinity comes or goes.
+        self.affinity_version = 0
         self._columns = {name: j for j, name in enumerate(self.state.resource_names)}
         #: Per node, its pods' keys in ``NodeInfo.Pods`` order (built on first use).
         self._node_pods: list[list[str]] | None = None
@@ -103,9 +107,15 @@ class Assumer:
         #: Preemption's columns of the log (built on first use, see :meth:`pod_table`).
         self._table: PodTable | None = None
         self._footprints: dict[tuple, Any] = {}
+        self._footprints_seen: dict[tuple, Any] = {}
 
     def assume(self, pod: Pod, node: int) -> None:
-        """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does."""
+        """Account ``pod`` on node row ``node``, as ``NodeInfo.AddPod`` does, and sync."""
+        self.add(pod, node)
+        self.sync()
+
+    def add(self, pod: Pod, node: int) -> None:
+        """:meth:`assume` without the sync: the arrays change, the pod list at the next one."""
         state = self.state
         vector, nonzero, columns = self._footprint(pod)
         state.requested[node] += vector
@@ -113,7 +123,6 @@ class Assumer:
         for column in columns:
             state.port_count[node, column] += 1
         self.record(pod, node)
-        self.sync()
 
     def record(self, pod: Pod, node: int) -> None:
         """Note a pod whose resources the compiled loop has already added to the arrays."""
@@ -129,6 +138,7 @@ class Assumer:
             self._rows[pod.key] = serial
         if pod.has_pod_affinity:
             self._affinity_pods.append(count)
+            self.affinity_version += 1
         if self._table is not None:
             self._table.add(node, serial, pod)
         self._log.append((pod, self.state.node_names[node]))
@@ -167,12 +177,15 @@ class Assumer:
         """Take bound pods off their nodes (``NodeInfo.RemovePod``); returns them, bound.
         The arrays change at once; the pod list drops them at the next :meth:`sync`."""
         state, removed, order = self.state, [], self.node_pods()
-        for key in keys:
-            row = self.row_of(key)
-            if row is None:
-                continue
+        self.row_of("")  # builds the key -> serial map
+        present = [key for key in keys if key in self._rows]
+        serials = [self._rows.pop(key) for key in present]
+        rows = self._serial[:len(self._log)].searchsorted(serials).tolist()
+        for key, row, serial in zip(present, rows, serials):
             item, node = self._log[row], int(self._pod_node[row])
             pod = item[0] if type(item) is tuple else item
+            if pod.has_pod_affinity:
+                self.affinity_version += 1
             vector, nonzero, columns = self._footprint(pod)
             state.requested[node] -= vector
             state.nonzero_requested[node] -= nonzero
@@ -183,8 +196,7 @@ class Assumer:
             on_node[at] = on_node[-1]
             on_node.pop()
             if self._table is not None:
-                self._table.discard(node, int(self._serial[row]))
-            del self._rows[key]
+                self._table.discard(node, serial)
             self._dead.add(row)
             name = state.node_names[node]
             removed.append(pod if pod.node_name == name else attrs.evolve(pod, node_name=name))
@@ -195,11 +207,16 @@ class Assumer:
         ``nonzero_requested``, and the host-port columns it occupies. Replicas sharing their
         spec objects share one."""
         key = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+        identity = tuple(map(id, key))
+        seen = self._footprints_seen.get(identity)
+        if seen is not None and all(map(operator.is_, seen[0], key)):
+            return seen[1]  # the same spec objects: no hashing of the spec
         try:
             found = self._footprints.get(key)
         except TypeError:  # an unhashable spec: not kept
             found, key = None, None
         if found is not None:
+            self._remember_footprint(identity, key, found)
             return found
         requests = pod_requests(pod)
         vector = np.zeros(len(self._columns), dtype=np.int64)
@@ -214,7 +231,15 @@ class Assumer:
             if len(self._footprints) > 4096:
                 self._footprints.clear()
             self._footprints[key] = (vector, nonzero, columns)
+            self._remember_footprint(identity, key, self._footprints[key])
         return vector, nonzero, columns
+
+    def _remember_footprint(self, identity: tuple, key: tuple, found: tuple) -> None:
+        """Keep a footprint under its spec objects' identities (the entry holds the objects,
+        so their ids stay theirs)."""
+        if len(self._footprints_seen) > 65536:
+            self._footprints_seen.clear()
+        self._footprints_seen[identity] = (key, found)
 
     def _compact(self) -> None:
         """Drop removed pods from the log (renumbering rows; serials stay)."""
@@ -260,8 +285,8 @@ class Assumer:
         """Preemption's view of the bound pods, synced: per row priority, start time and
         request vector; per node its rows in ``NodeInfo.Pods`` order. Kept up to date as pods
         come and go once built."""
-        self.sync()
         if self._table is None:
+            self.sync()
             self._table = PodTable(self)
         return self._table
 
@@ -273,6 +298,11 @@ class Assumer:
     def rows_of_serials(self, serials: np.ndarray) -> np.ndarray:
         """The log rows of bound pods by serial."""
         return np.searchsorted(self.serials(), serials)
+
+    def keys_of_serials(self, serials: np.ndarray) -> list[str]:
+        """The keys of bound pods by serial (synced or not)."""
+        log = self._log
+        return [_key(log[row]) for row in self.rows_of_serials(serials).tolist()]
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
@@ -347,6 +377,8 @@ class PodTable:
         self._footprint = assumer._footprint
         lists = assumer.node_pods()
         self.counts = np.array([len(keys) for keys in lists], dtype=np.int64)
+        #: How many pods the table holds.
+        self.size = int(self.counts.sum())
         #: Bumped whenever a node's pods change (its requests with them).
         self.stamp = np.zeros(state.num_nodes, dtype=np.int64)
         #: Dry-run outcomes per pod class, reused while stamps stand (see ``dry_run_cache``).
@@ -388,17 +420,14 @@ class PodTable:
                 new[:, :at] = values
         self._put(node, at, serial, pod)
         self.counts[node] = at + 1
+        self.size += 1
         self.stamp[node] += 1
 
     def discard(self, node: int, serial: int) -> None:
         """The pod ``serial`` left ``node``: the node's last pod takes its place."""
-        last = int(self.counts[node]) - 1
-        at = self.slots[node, :last + 1].tolist().index(serial)
-        for array in (self.slots, self.priority, self.start, self.request):
-            array[node, at] = array[node, last]
-        self.slots[node, last] = -1
-        self.counts[node] = last
-        self.stamp[node] += 1
+        discard_slot(self.slots, self.priority, self.start, self.request, self.counts,
+                     self.stamp, node, serial)
+        self.size -= 1
 
 
 def _key(item: Pod | tuple[Pod, str]) -> str:

@@ -94,13 +94,14 @@ _QUEUE_AFTER_BACKOFF = 1
 _QUEUE_IMMEDIATELY = 2
 
 
-@attrs.define(eq=False)
+@attrs.define(eq=False, on_setattr=attrs.setters.NO_OP)
 class QueuedPodInfo:
     """A pod in the queue (``framework.QueuedPodInfo``).
 
     ``timestamp`` is set when the pod is added (``newQueuedPodInfo``) and refreshed when it comes
     back after a failed attempt (``AddUnschedulableIfNotPresent``); moves between sub-queues keep
     it, as upstream does. PrioritySort breaks priority ties on it, and backoff counts from it.
+    Assignments are plain (no converter runs): the queue updates these on every move.
     """
 
     pod: Pod
@@ -116,10 +117,11 @@ class QueuedPodInfo:
     pending_plugins: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
     #: Held back by PreEnqueue (``Gated()``: SchedulingGates while the pod has gates).
     gated: bool = False
+    #: The pod's ``namespace/name`` (updates of the pod keep it).
+    key: str = attrs.field(init=False, repr=False)
 
-    @property
-    def key(self) -> str:
-        return self.pod.key
+    def __attrs_post_init__(self) -> None:
+        self.key = self.pod.key
 
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]

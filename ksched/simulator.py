@@ -14,10 +14,13 @@ the object-level framework uses for the others.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import heapq
 import itertools
 import time as wallclock
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,6 +31,7 @@ from ksched.constants import CPU, MEMORY
 from ksched.disruption import pdb_status
 from ksched.engine import Assumer, no_profile_reason
 from ksched.fast import FastPath, supports
+from ksched.fast_preemption import Failure, FastPreemption
 from ksched.io import admit_priorities
 from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import (
@@ -154,6 +158,21 @@ class SimulationResult:
         return (d.to_record() for d in self.decisions)
 
 
+@contextlib.contextmanager
+def _old_objects_frozen() -> Iterator[None]:
+    """Keep the objects that exist before a run (the cluster's, the timeline's) out of the
+    garbage collector's full collections during it (``gc.freeze``): they would be traversed
+    again and again while the run allocates decisions. Nothing else changes."""
+    if gc.get_freeze_count():  # someone froze objects already: leave it to them
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _mean(values: Iterable[float]) -> float | None:
     values = list(values)
     return sum(values) / len(values) if values else None
@@ -242,8 +261,13 @@ class Simulator:
         """Play ``events`` (any order; equal times keep their order) until virtual time
         ``until``, or until the timeline is over and no pod waits at Permit: after that nothing
         changes, so pods still pending would only fail again."""
+        with _old_objects_frozen():
+            return self._run(list(events), until, progress)
+
+    def _run(self, events: list[Event], until: float | None,
+             progress: Callable[[int], None] | None) -> SimulationResult:
         started = wallclock.perf_counter()
-        self._reset(list(events))
+        self._reset(events)
         while True:
             self._drain(progress)
             self._sample()
@@ -306,6 +330,10 @@ class Simulator:
         self.node_version = np.zeros(state.num_nodes, dtype=np.int64)
         self.fast_paths: dict[int, FastPath | None] = {}
         self._simple_classes: dict[tuple[int, int], bool] = {}
+        #: Per framework, the compiled failing cycle and retry; per pod key, its class (a
+        #: nominated pod's spec differs from its class's only by the nomination).
+        self._fast_preemption: dict[int, FastPreemption] = {}
+        self._pod_classes: dict[str, int | None] = {}
         self._nominated_index: NominatedPods | None = None
 
     def _push(self, event: Event) -> None:
@@ -377,6 +405,7 @@ class Simulator:
         if old.nominated_node_name and not pod.nominated_node_name:
             pod = attrs.evolve(pod, nominated_node_name=old.nominated_node_name)
         self._pods[pod.key] = pod
+        self._pod_classes.pop(pod.key, None)
         self._timed(self.queue.update, old, pod)
 
     def _delete(self, key: str, outcome: str) -> None:
@@ -385,6 +414,7 @@ class Simulator:
         if pod is None:
             return
         self._finish_at.pop(key, None)
+        self._pod_classes.pop(key, None)
         if key in self._waiting:
             self._unreserve(self._waiting.pop(key), forget=True)
         if self.assumer.row_of(key) is not None:
@@ -471,8 +501,13 @@ class Simulator:
         framework = self.frameworks[pod.scheduler_name]
         framework.vectorized = self.use_fast_path
         nominated = self._nominations()
-        placed = attrs.evolve(pod, start_time=self.start_time + self.now, nominated_node_name="")
-        node = self._fast(framework, pod, placed, nominated)
+        # The pod as bound (made only when it is): started now, its nomination done with.
+        placed = functools.cache(lambda: attrs.evolve(pod, start_time=self.start_time + self.now,
+                                                      nominated_node_name=""))
+        node = self._fast(framework, info.key, pod, placed, nominated)
+        if isinstance(node, Failure):
+            self._requeue_failed(info, pod, node)
+            return
         diagnosis = None
         if node is None:
             try:
@@ -487,25 +522,61 @@ class Simulator:
             self._fail(info, framework, pod, diagnosis)
             return
         self._timed(self.queue.delete_nominated, pod)
-        self._pods[info.key] = placed
-        self._reserve_and_permit(info, framework, Cycle(self.assumer.state, placed),
+        self._pods[info.key] = placed()
+        self._reserve_and_permit(info, framework, Cycle(self.assumer.state, placed()),
                                  self.assumer.state.node_names[node])
 
-    def _fast(self, framework: Framework, pod: Pod, placed: Pod,
-              nominated: NominatedPods) -> int | None:
-        """The compiled loop's placement (assumed), or ``None``: use the framework."""
-        if not self.use_fast_path or pod.nominated_node_name or nominated.any_before(pod):
+    def _fast(self, framework: Framework, key: str, pod: Pod, placed: Callable[[], Pod],
+              nominated: NominatedPods) -> int | Failure | None:
+        """The compiled cycle's outcome: the node (assumed), the failure (PostFilter run,
+        nothing evicted yet), or ``None``: use the framework."""
+        if not self.use_fast_path:
             return None
+        fast = self._fast_path(framework)
+        if fast is None:
+            return None
+        c = self._pod_classes.get(key, -1)
+        if c == -1:
+            c = self._pod_classes[key] = fast.class_of(pod, self.assumer.state)
+        if c is None or not self._simple(fast, c):
+            return None
+        if pod.nominated_node_name:
+            return self._retry(framework, c, pod, placed, nominated)
+        if not nominated.any_before(pod):
+            node = self._loop(framework, fast, c, placed)
+            if node is not None:
+                return node
+        compiled = self._compiled_preemption(framework)
+        plan = compiled.plan(c, pod, self.assumer.state)
+        if plan is None or self.pdbs:  # the compiled dry run counts no PDB violations
+            return None
+        failure = compiled.fail(c, plan, pod, self.assumer, nominated, self.rng)
+        if failure is not None:
+            self.counters[4] += self.assumer.state.num_nodes
+        return failure
+
+    def _fast_path(self, framework: Framework) -> FastPath | None:
         key = id(framework)
         if key not in self.fast_paths:
             self.fast_paths[key] = (FastPath(framework, self.assumer.state, self.node_version)
                                     if supports(framework) else None)
-        fast = self.fast_paths[key]
-        if fast is None:
-            return None
-        c = fast.class_of(pod, self.assumer.state)
-        if c is None or not self._simple(fast, c):
-            return None
+        return self.fast_paths[key]
+
+    def _compiled_preemption(self, framework: Framework) -> FastPreemption:
+        """The framework's compiled failing cycle and retry, its plans made again whenever
+        pods with pod affinity come or go (InterPodAffinity's PreFilter may skip no more)."""
+        key = id(framework)
+        version = self.assumer.affinity_version
+        found = self._fast_preemption.get(key)
+        if found is None or found.affinity_version != version:
+            found = self._fast_preemption[key] = FastPreemption(framework, self.node_version,
+                                                                version)
+        return found
+
+    def _loop(self, framework: Framework, fast: FastPath, c: int,
+              placed: Callable[[], Pod]) -> int | None:
+        """The compiled loop's placement of one pod (assumed), or ``None``: it fits nowhere
+        (the start index is left where the walk began, as the framework's cycle will)."""
         classes = np.array([c], dtype=np.int64)
         out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
         percentage = framework.profile.percentage_of_nodes_to_score
@@ -515,11 +586,28 @@ class Simulator:
                  else percentage, self.tie_breaker.code, self.tie_breaker.draws, self.counters,
                  out_node, out_start)
         self.tie_breaker.load(self.counters)
-        if out_node[0] < 0:  # diagnosed by the framework, from the same start index
+        if out_node[0] < 0:
             self.counters[0] = out_start[0]
             return None
-        self.assumer.record(placed, int(out_node[0]))
+        self.assumer.record(placed(), int(out_node[0]))
         return int(out_node[0])
+
+    def _retry(self, framework: Framework, c: int, pod: Pod, placed: Callable[[], Pod],
+               nominated: NominatedPods) -> int | None:
+        """``evaluateNominatedNode`` compiled: the nominated node (assumed) when the pod fits
+        there, else ``None`` (the framework runs the whole cycle)."""
+        state = self.assumer.state
+        compiled = self._compiled_preemption(framework)
+        plan = compiled.plan(c, pod, state)
+        node = state.node_index.get(pod.nominated_node_name)
+        if plan is None or node is None or \
+                not compiled.fits_nominated_node(plan, pod, node, state, nominated):
+            return None
+        self.assumer.add(placed(), node)
+        self.node_version[node] += 1
+        self.counters[2] += 1
+        self.counters[4] += 1
+        return node
 
     def _simple(self, fast: FastPath, c: int) -> bool:
         """Whether a class's cycle counts no pods (no spreading, no pod affinity): then
@@ -532,7 +620,7 @@ class Simulator:
                                              or t.ipa_score[c])
         return self._simple_classes[key]
 
-    def _framework_cycle(self, framework: Framework, pod: Pod, placed: Pod,
+    def _framework_cycle(self, framework: Framework, pod: Pod, placed: Callable[[], Pod],
                          nominated: Mapping[int, list[Pod]]) -> ScheduleResult:
         self.assumer.sync()
         outcome = framework.schedule_one(
@@ -543,7 +631,7 @@ class Simulator:
             self.counters[0] = outcome.next_start_index
         self.counters[4] += len(outcome.evaluated)
         if outcome.node is not None:
-            self.assumer.assume(placed, outcome.node)
+            self.assumer.assume(placed(), outcome.node)
             self.counters[2] += 1
             self.node_version[outcome.node] += 1
         return outcome
@@ -552,8 +640,8 @@ class Simulator:
 
     def _fail(self, info: QueuedPodInfo, framework: Framework, pod: Pod,
               diagnosis: ScheduleResult) -> None:
-        """``handleSchedulingFailure`` after PostFilter: nominate, evict, requeue."""
-        message = diagnosis.message
+        """``handleSchedulingFailure`` after PostFilter."""
+        failure = Failure(diagnosis.message, diagnosis.unschedulable_plugins)
         if framework.points["postFilter"] and diagnosis.message != NO_NODES_AVAILABLE:
             handle = Handle(framework, nominated=self._nominations(), pdbs=tuple(self.pdbs),
                             node_pods=self.assumer.rows_on, rng=self.rng)
@@ -561,28 +649,35 @@ class Simulator:
             if cycle is None or cycle.state is not self.assumer.state or cycle.pod is not pod:
                 cycle = Cycle(self.assumer.state, pod)
             result, status = framework.run_post_filter(cycle, diagnosis, handle)
-            message = with_post_filter(diagnosis.message, status)
-            if result is not None and result.nominated_node:
-                self._preempt(pod, result.nominated_node, result.victims, info.attempts)
-            if result is not None and result.nominated_node is not None:
-                pod = attrs.evolve(pod, nominated_node_name=result.nominated_node)
-                self._pods[info.key] = info.pod = pod
-                self._timed(self.queue.add_nominated, pod, result.nominated_node)
-        self._record(info.key, UNSCHEDULABLE, reason=message, attempt=info.attempts)
-        info.unschedulable_plugins = diagnosis.unschedulable_plugins
+            failure = Failure(with_post_filter(diagnosis.message, status), failure.plugins)
+            if result is not None:
+                failure = attrs.evolve(failure, nominated_node=result.nominated_node,
+                                       victims=tuple(v.key for v in result.victims))
+        self._requeue_failed(info, pod, failure)
+
+    def _requeue_failed(self, info: QueuedPodInfo, pod: Pod, failure: Failure) -> None:
+        """Evict the victims, nominate, record, and hand the pod back to the queue."""
+        node = failure.nominated_node
+        if node:
+            self._preempt(pod, node, failure.victims, info.attempts)
+        if node is not None:
+            pod = attrs.evolve(pod, nominated_node_name=node)
+            self._pods[info.key] = info.pod = pod
+            self._timed(self.queue.add_nominated, pod, node)
+        self._record(info.key, UNSCHEDULABLE, reason=failure.message, attempt=info.attempts)
+        info.unschedulable_plugins = failure.plugins
         self._timed(self.queue.add_unschedulable_if_not_present, info,
                     self.queue.scheduling_cycle)
 
-    def _preempt(self, pod: Pod, node: str, victims: Sequence[Pod], attempt: int) -> None:
+    def _preempt(self, pod: Pod, node: str, victims: Sequence[str], attempt: int) -> None:
         """``prepareCandidate``: evict the victims, clear lower-priority nominations there."""
-        keys = [v.key for v in victims]
-        self._record(pod.key, PREEMPTING, node=node, victims=tuple(keys), attempt=attempt)
-        for key in keys:
+        self._record(pod.key, PREEMPTING, node=node, victims=tuple(victims), attempt=attempt)
+        for key in victims:
             if key in self._waiting:
                 self._reject_waiting(key, "preempted", "")
             self._pods.pop(key, None)
             self._finish_at.pop(key, None)
-        for victim in self._remove_bound(keys):
+        for victim in self._remove_bound(victims):
             self._record(victim.key, PREEMPTED, node=victim.node_name,
                          reason=f"preempted by {pod.key}")
         self._timed(self.queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -745,9 +745,15 @@ def failure_message(num_all: int, failures: Mapping[int, Status], absent: Status
     """:func:`fit_error_message` over ``failures``, counting each distinct status once."""
     if not isinstance(failures, NodeStatuses):
         return fit_error_message(num_all, failures.values(), absent=absent)
+    return counted_failure_message(num_all, failures.counts(), absent)
+
+
+def counted_failure_message(num_all: int, counts: Iterable[tuple[Status, int]],
+                            absent: Status | None) -> str:
+    """:func:`fit_error_message` from the distinct statuses and how many nodes have each."""
     histogram: Counter[str] = Counter()
     explicit = 0
-    for status, count in failures.counts():
+    for status, count in counts:
         if not count:
             continue
         explicit += count
@@ -846,7 +852,8 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
 
     def own_rows(self, pod: Pod) -> list[int]:
         """The rows where a pod :func:`nominated_before` may leave out as ``pod`` itself."""
-        return sorted(set().union(*(self._who.get(who, ()) for who in _identities(pod))))
+        found = [self._who[who] for who in _identities(pod) if who in self._who]
+        return sorted(set().union(*found)) if found else []
 
     def rows(self) -> npt.NDArray[np.int64]:
         """The node rows with nominated pods, ascending."""
@@ -873,7 +880,7 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         has, low = self._has, self.low
         mask = has & (low >= p)
         exact = set(self.own_rows(pod))
-        if (self.high >= p).any() and (low < p).any():  # nodes whose pods straddle p
+        if self.high.max() >= p and low.min() < p:  # nodes whose pods may straddle p
             exact.update(np.flatnonzero(has & (self.high >= p) & (low < p)).tolist())
         extra = self.total
         if exact:

@@ -175,36 +175,56 @@ class DefaultPreemption:
         if assumer.state is not state or not _statics_pass(cycle, framework, potential,
                                                            diagnosis):
             return None
-        fit = framework.plugins.get("NodeResourcesFit")
-        fit_enabled = fit is not None and "NodeResourcesFit" not in skipped and \
-            "NodeResourcesFit" in dict(framework.points["filter"])
-        width = len(state.resource_names)
-        if fit_enabled:
-            vector, checked, _, count_only, missing = fit._wanted(cycle)
-        else:
-            vector, checked, count_only, missing = (np.zeros(width, np.int64),
-                                                    np.zeros(0, np.int64), True, np.int64(0))
+        fit_enabled, inputs = fit_check(framework, cycle, skipped)
         index = NominatedPods.of(state, handle.nominated)
-        mask, extra = index.relevant(cycle.pod)
-        bypass = np.zeros(state.num_nodes, dtype=np.bool_)
-        bypass[index.own_rows(cycle.pod)] = True
-        key = (id(index), cycle.pod.priority, vector[checked].tobytes(), checked.tobytes(),
-               bool(count_only), int(missing), fit_enabled)
-        cache = _cache(table, key, index)
-        m, count = len(potential), max(int(table.counts.sum()), 1)
-        out = {"node": np.empty(m, np.int64), "kind": np.empty(m, np.int64),
-               "code": np.empty(m, np.int64), "indptr": np.empty(m + 1, np.int64),
-               "victims": np.empty(count, np.int64), "priority": np.empty(count, np.int64),
-               "start": np.empty(count, np.float64)}
-        tried = kernels.dry_run(
-            potential, offset, wanted, cycle.pod.priority, state.allocatable, state.requested,
-            state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
-            fit_enabled, mask, extra, table.slots, table.counts,
-            table.priority, table.start, table.request, table.stamp + index.stamp, bypass,
-            *cache[1:], out["node"], out["kind"], out["code"], out["indptr"], out["victims"],
-            out["priority"], out["start"])
-        return preemption.CompiledDryRun(state, out, int(tried), assumer.serials(),
+        out, tried = compiled_dry_run(table, index, state, cycle.pod, inputs, fit_enabled,
+                                      potential, offset, wanted)
+        fit = framework.plugins.get("NodeResourcesFit")
+        return preemption.CompiledDryRun(state, out, tried, assumer.serials(),
                                          lambda code: fit.status_of_code(cycle, code))
+
+
+def fit_check(framework: Any, cycle: Cycle, skipped: frozenset[str]) -> tuple[bool, tuple]:
+    """Whether NodeResourcesFit filters this cycle's pod, and what it checks: (request
+    vector, checked columns, count only, missing codes), as the kernels take them."""
+    fit = framework.plugins.get("NodeResourcesFit")
+    enabled = fit is not None and "NodeResourcesFit" not in skipped and \
+        "NodeResourcesFit" in dict(framework.points["filter"])
+    if not enabled:
+        width = len(cycle.state.resource_names)
+        return False, (np.zeros(width, np.int64), np.zeros(0, np.int64), True, np.int64(0))
+    vector, checked, _, count_only, missing = fit._wanted(cycle)
+    return True, (vector, checked, count_only, np.int64(missing))
+
+
+def compiled_dry_run(table: Any, index: NominatedPods, state: ClusterState, pod: Pod,
+                     fit_inputs: tuple, fit_enabled: bool, potential: np.ndarray, offset: int,
+                     wanted: int) -> tuple[dict[str, np.ndarray], int]:
+    """The kernel's ``DryRunPreemption`` over ``potential`` from ``offset`` (see
+    :func:`ksched.kernels.preemption.dry_run`) with the bound pods' ``table`` (an
+    :class:`~ksched.engine.PodTable`), the nominations ``index`` and the pod's fit check
+    ``fit_inputs`` (request vector, checked columns, count only, missing codes): the output
+    arrays and how many nodes were tried."""
+    vector, checked, count_only, missing = fit_inputs
+    mask, extra = index.relevant(pod)
+    bypass = np.zeros(state.num_nodes, dtype=np.bool_)
+    bypass[index.own_rows(pod)] = True
+    key = (id(index), pod.priority, vector[checked].tobytes(), checked.tobytes(),
+           bool(count_only), int(missing), fit_enabled)
+    cache = _cache(table, key, index)
+    m, count = len(potential), max(table.size, 1)
+    out = {"node": np.empty(m, np.int64), "kind": np.empty(m, np.int64),
+           "code": np.empty(m, np.int64), "indptr": np.empty(m + 1, np.int64),
+           "victims": np.empty(count, np.int64), "priority": np.empty(count, np.int64),
+           "start": np.empty(count, np.float64)}
+    tried = kernels.dry_run(
+        potential, offset, wanted, pod.priority, state.allocatable, state.requested,
+        state.resource_column(PODS), vector, checked, count_only, np.int64(missing),
+        fit_enabled, mask, extra, table.slots, table.counts, table.priority, table.start,
+        table.request, table.stamp, index.stamp, bypass, *cache[1:], out["node"],
+        out["kind"], out["code"], out["indptr"], out["victims"], out["priority"],
+        out["start"])
+    return out, int(tried)
 
 
 def _cache(table: Any, key: tuple, index: NominatedPods) -> tuple:
