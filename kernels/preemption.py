@@ -279,29 +279,42 @@ def discard_slot(slots, priority, start, request, counts, stamp, node, serial):
 @jit
 def best_candidate(tried, kinds, nodes, indptr, victim_priority, victim_start, name_rank):
     """:func:`pick_candidate` over the candidates among the first ``tried`` outcomes of
-    :func:`dry_run` (none with PDB violations; ``name_rank`` per node row): the position of
-    the one picked, -1 when there is none."""
-    count = 0
+    :func:`dry_run` (none with PDB violations; ``name_rank`` per node row), in one pass: its
+    criteria filtered in turn keep the lexicographic best. Returns the position of the one
+    picked, -1 when there is none."""
+    best = -1
+    best_first, best_total, best_count, best_earliest = 0, 0, 0, 0.0
     for i in range(tried):
-        if kinds[i] == CANDIDATE:
-            count += 1
-    if count == 0:
-        return -1
-    positions = np.empty(count, dtype=np.int64)
-    starts = np.empty(count, dtype=np.int64)
-    ends = np.empty(count, dtype=np.int64)
-    ranks = np.empty(count, dtype=np.int64)
-    c = 0
-    for i in range(tried):
-        if kinds[i] == CANDIDATE:
-            positions[c] = i
-            starts[c] = indptr[i]
-            ends[c] = indptr[i + 1]
-            ranks[c] = name_rank[nodes[i]]
-            c += 1
-    _, best = pick_candidate(starts, ends, np.zeros(count, dtype=np.int64), victim_priority,
-                             victim_start, ranks)
-    return positions[best]
+        if kinds[i] != CANDIDATE:
+            continue
+        start, end = indptr[i], indptr[i + 1]
+        first = victim_priority[start]
+        total = np.int64(0)
+        high = first
+        for k in range(start, end):
+            total += victim_priority[k] + np.int64(2147483648)
+            high = max(high, victim_priority[k])
+        earliest = np.inf
+        for k in range(start, end):
+            if victim_priority[k] == high:
+                earliest = min(earliest, victim_start[k])
+        count = end - start
+        if best >= 0:
+            if first != best_first:
+                better = first < best_first
+            elif total != best_total:
+                better = total < best_total
+            elif count != best_count:
+                better = count < best_count
+            elif earliest != best_earliest:
+                better = earliest > best_earliest
+            else:
+                better = name_rank[nodes[i]] < name_rank[nodes[best]]
+            if not better:
+                continue
+        best = i
+        best_first, best_total, best_count, best_earliest = first, total, count, earliest
+    return best
 
 
 @jit

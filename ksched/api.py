@@ -750,7 +750,21 @@ def _containers(r: _Reader, value: Any, path: str) -> tuple[Container, ...]:
             ports=tuple(ports),
             restart_policy=r.string(c.get("restartPolicy"), f"{cpath}.restartPolicy"),
         ))
-    return tuple(out)
+    return _interned(tuple(out))
+
+
+#: Container lists seen lately: pods of one controller share one (so do caches keyed by it).
+_INTERNED: dict[tuple[Container, ...], tuple[Container, ...]] = {}
+
+
+def _interned(containers: tuple[Container, ...]) -> tuple[Container, ...]:
+    """An equal container list seen before, else this one (remembered)."""
+    found = _INTERNED.get(containers)
+    if found is None:
+        if len(_INTERNED) >= 4096:
+            _INTERNED.clear()
+        found = _INTERNED[containers] = containers
+    return found
 
 
 def _tolerations(r: _Reader, value: Any, path: str) -> tuple[Toleration, ...]:

@@ -181,14 +181,17 @@ class Assumer:
         present = [key for key in keys if key in self._rows]
         serials = [self._rows.pop(key) for key in present]
         rows = self._serial[:len(self._log)].searchsorted(serials).tolist()
+        freed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for key, row, serial in zip(present, rows, serials):
             item, node = self._log[row], int(self._pod_node[row])
             pod = item[0] if type(item) is tuple else item
             if pod.has_pod_affinity:
                 self.affinity_version += 1
             vector, nonzero, columns = self._footprint(pod)
-            state.requested[node] -= vector
-            state.nonzero_requested[node] -= nonzero
+            if node in freed:
+                freed[node] = (freed[node][0] + vector, freed[node][1] + nonzero)
+            else:
+                freed[node] = (vector, nonzero)
             for column in columns:
                 state.port_count[node, column] -= 1
             on_node = order[node]
@@ -200,6 +203,9 @@ class Assumer:
             self._dead.add(row)
             name = state.node_names[node]
             removed.append(pod if pod.node_name == name else attrs.evolve(pod, node_name=name))
+        for node, (vector, nonzero) in freed.items():
+            state.requested[node] -= vector
+            state.nonzero_requested[node] -= nonzero
         return removed
 
     def _footprint(self, pod: Pod) -> tuple[np.ndarray, np.ndarray, list[int]]:

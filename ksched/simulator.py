@@ -15,7 +15,6 @@ the object-level framework uses for the others.
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import heapq
 import itertools
@@ -158,19 +157,35 @@ class SimulationResult:
         return (d.to_record() for d in self.decisions)
 
 
+class _Placed:
+    """The pod as bound, made on first call (most preempting attempts bind nothing): started
+    now, its nomination done with."""
+
+    __slots__ = ("pod", "start_time", "_made")
+
+    def __init__(self, pod: Pod, start_time: float) -> None:
+        self.pod, self.start_time, self._made = pod, start_time, None
+
+    def __call__(self) -> Pod:
+        if self._made is None:
+            self._made = attrs.evolve(self.pod, start_time=self.start_time,
+                                      nominated_node_name="")
+        return self._made
+
+
 @contextlib.contextmanager
-def _old_objects_frozen() -> Iterator[None]:
-    """Keep the objects that exist before a run (the cluster's, the timeline's) out of the
-    garbage collector's full collections during it (``gc.freeze``): they would be traversed
-    again and again while the run allocates decisions. Nothing else changes."""
-    if gc.get_freeze_count():  # someone froze objects already: leave it to them
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during a run. A run allocates millions of
+    short-lived objects that reference counting frees; the collector would only traverse them
+    (and the cluster's) again and again. It resumes as soon as the run ends."""
+    if not gc.isenabled():
         yield
         return
-    gc.freeze()
+    gc.disable()
     try:
         yield
     finally:
-        gc.unfreeze()
+        gc.enable()
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -261,7 +276,7 @@ class Simulator:
         """Play ``events`` (any order; equal times keep their order) until virtual time
         ``until``, or until the timeline is over and no pod waits at Permit: after that nothing
         changes, so pods still pending would only fail again."""
-        with _old_objects_frozen():
+        with _collector_paused():
             return self._run(list(events), until, progress)
 
     def _run(self, events: list[Event], until: float | None,
@@ -501,9 +516,7 @@ class Simulator:
         framework = self.frameworks[pod.scheduler_name]
         framework.vectorized = self.use_fast_path
         nominated = self._nominations()
-        # The pod as bound (made only when it is): started now, its nomination done with.
-        placed = functools.cache(lambda: attrs.evolve(pod, start_time=self.start_time + self.now,
-                                                      nominated_node_name=""))
+        placed = _Placed(pod, self.start_time + self.now)
         node = self._fast(framework, info.key, pod, placed, nominated)
         if isinstance(node, Failure):
             self._requeue_failed(info, pod, node)

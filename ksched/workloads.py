@@ -77,8 +77,9 @@ def default_pod(name: str, namespace: str = "sched-0", node_name: str = "",
 
 
 def _cluster(nodes: list[Node], running: int, **pod_extra: object) -> ClusterState:
-    bound = [default_pod(f"init-{i}", "sched-setup", node_name=nodes[i % len(nodes)].name,
-                         **pod_extra) for i in range(running)]
+    template = default_pod("init", "sched-setup", **pod_extra)
+    bound = [attrs.evolve(template, name=f"init-{i}", node_name=nodes[i % len(nodes)].name)
+             for i in range(running)]
     return ClusterState.from_records(nodes, bound)
 
 
@@ -96,8 +97,9 @@ def preemption_basic(nodes: int, running: int, pending: int) -> tuple[ClusterSta
     """PreemptionBasic: nodes full of low-priority pods (900m each, priority 0) and
     high-priority pods (3 cpu, priority 10) that fit only by evicting some."""
     node_list = [default_node(i) for i in range(nodes)]
-    bound = [default_pod(f"low-{i}", "sched-setup", node_name=node_list[i % nodes].name,
-                         requests={CPU: 900}, start_time=float(i)) for i in range(running)]
+    template = default_pod("low", "sched-setup", requests={CPU: 900})
+    bound = [attrs.evolve(template, name=f"low-{i}", node_name=node_list[i % nodes].name,
+                          start_time=float(i)) for i in range(running)]
     cluster = ClusterState.from_records(node_list, bound)
     return cluster, replicas(default_pod("high", requests={CPU: 3000}, priority=10), pending)
 

@@ -36,6 +36,7 @@ from ksched.resources import pod_requests
 from ksched.state import ClusterState
 from ksched.status import (
     NO_NODES_AVAILABLE,
+    SUCCESS,
     Code,
     Status,
     fit_error_message,
@@ -250,10 +251,10 @@ class Framework:
     def run_reserve(self, cycle: Cycle, node: str) -> Status:
         """``RunReservePluginsReserve``; on a failure the caller runs :meth:`run_unreserve`."""
         for name, plugin in self.points["reserve"]:
-            status = plugin.reserve(cycle, node) or Status()
+            status = plugin.reserve(cycle, node) or SUCCESS
             if not status.is_success:
                 return status.with_plugin(name)
-        return Status()
+        return SUCCESS
 
     def run_unreserve(self, cycle: Cycle, node: str) -> None:
         """``RunReservePluginsUnreserve``: every Reserve plugin, in reverse order."""
@@ -271,22 +272,22 @@ class Framework:
                 waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
             elif not (status.is_success or status.is_skip):
                 return status.with_plugin(name), {}
-        return (Status(Code.WAIT), waits) if waits else (Status(), waits)
+        return (Status(Code.WAIT), waits) if waits else (SUCCESS, waits)
 
     def run_pre_bind(self, cycle: Cycle, node: str) -> Status:
         """``RunPreBindPlugins``: the first failure stops."""
         for name, plugin in self.points["preBind"]:
-            status = plugin.pre_bind(cycle, node) or Status()
+            status = plugin.pre_bind(cycle, node) or SUCCESS
             if not (status.is_success or status.is_skip):
                 return status.with_plugin(name)
-        return Status()
+        return SUCCESS
 
     def run_bind(self, cycle: Cycle, node: str) -> Status:
         """``RunBindPlugins``: the first plugin that does not Skip binds."""
         for name, plugin in self.points["bind"]:
             status = plugin.bind(cycle, node)
             if not status.is_skip:
-                return status.with_plugin(name)
+                return status if status.plugin == name else status.with_plugin(name)
         return Status(Code.SKIP)
 
     def run_post_bind(self, cycle: Cycle, node: str) -> None:
@@ -306,7 +307,7 @@ class Framework:
         nodes = np.array([node], dtype=np.int64)
         passed, first_failure, results = self.run_filter(cycle, nodes, skipped)
         if passed[0]:
-            return Status()
+            return SUCCESS
         position = int(first_failure[0])
         return results[position].status_at(0).with_plugin(self.points["filter"][position][0])
 
@@ -371,7 +372,7 @@ class Framework:
                     verdicts[(name, node)] = status
             if not status.is_success:
                 return status.with_plugin(name)
-        return Status()
+        return SUCCESS
 
     def _cycle_statics(self, cycle: Cycle, skipped: frozenset[str]) -> StaticVerdicts | None:
         """:meth:`_static_verdicts`, looked up once per cycle."""
@@ -785,6 +786,9 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         #: ("uid", uid) / ("key", key) -> rows where such a pod is nominated.
         self._who: dict[tuple[str, str], set[int]] = {}
         self._vectors: dict[int, tuple[Pod, npt.NDArray[np.int64]]] = {}
+        self._spec_vectors: dict[tuple, tuple[tuple, npt.NDArray[np.int64]]] = {}
+        #: How many nominated pods have each priority.
+        self._priorities: Counter[int] = Counter()
         self._rows: npt.NDArray[np.int64] | None = None
         self._has = np.zeros(n, dtype=np.bool_)
         #: Bumped whenever a node's nominated pods are set.
@@ -817,21 +821,27 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
 
     def set_node(self, row: int, pods: Sequence[Pod]) -> None:
         """The pods now nominated to node ``row``."""
+        pods = tuple(pods)
+        staying = set(map(id, pods))
         for pod in self._pods.pop(row, ()):
+            self._priorities[pod.priority] -= 1
+            if not self._priorities[pod.priority]:
+                del self._priorities[pod.priority]
             for who in _identities(pod):
                 rows = self._who.get(who)
                 if rows is not None:
                     rows.discard(row)
                     if not rows:
                         del self._who[who]
-            self._vectors.pop(id(pod), None)
-        pods = tuple(pods)
+            if id(pod) not in staying:
+                self._vectors.pop(id(pod), None)
         self.total[row] = 0
         self.low[row], self.high[row] = _MAX_PRIORITY, _MIN_PRIORITY
         if pods:
             self._pods[row] = pods
             for pod in pods:
                 self.total[row] += self.vector(pod)
+                self._priorities[pod.priority] += 1
                 for who in _identities(pod):
                     self._who.setdefault(who, set()).add(row)
             self.low[row] = min(p.priority for p in pods)
@@ -844,11 +854,23 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         """:func:`request_vector` of a nominated pod (kept while it is nominated)."""
         found = self._vectors.get(id(pod))
         if found is None or found[0] is not pod:
-            requests = pod_requests(pod)
-            found = self._vectors[id(pod)] = (pod, np.array(
-                [requests.get(name, 0) if name != PODS else 1 for name in self.names],
-                dtype=np.int64))
+            found = self._vectors[id(pod)] = (pod, self._spec_vector(pod))
         return found[1]
+
+    def _spec_vector(self, pod: Pod) -> npt.NDArray[np.int64]:
+        """:func:`request_vector` of a pod, shared by pods with the same spec objects
+        (replicas)."""
+        spec = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
+        identity = tuple(map(id, spec))
+        seen = self._spec_vectors.get(identity)
+        if seen is None or not all(map(operator.is_, seen[0], spec)):
+            requests = pod_requests(pod)
+            vector = np.array([requests.get(name, 0) if name != PODS else 1
+                               for name in self.names], dtype=np.int64)
+            if len(self._spec_vectors) >= 4096:
+                self._spec_vectors.clear()
+            seen = self._spec_vectors[identity] = (spec, vector)
+        return seen[1]
 
     def own_rows(self, pod: Pod) -> list[int]:
         """The rows where a pod :func:`nominated_before` may leave out as ``pod`` itself."""
@@ -880,7 +902,9 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         has, low = self._has, self.low
         mask = has & (low >= p)
         exact = set(self.own_rows(pod))
-        if self.high.max() >= p and low.min() < p:  # nodes whose pods may straddle p
+        priorities = self._priorities
+        if any(q >= p for q in priorities) and any(q < p for q in priorities):
+            # Some node's pods may straddle p: those nodes are summed pod by pod.
             exact.update(np.flatnonzero(has & (self.high >= p) & (low < p)).tolist())
         extra = self.total
         if exact:

@@ -10,6 +10,9 @@ import attrs
 from ksched.framework.interfaces import Cycle
 from ksched.status import Status
 
+#: Bound: the status ``Bind`` returns, naming the plugin.
+BOUND = Status(plugin="DefaultBinder")
+
 
 @attrs.frozen
 class Binding:
@@ -30,4 +33,4 @@ class DefaultBinder:
         """``Bind``: ``POST pods/<name>/binding``; the Binding lands in ``cycle.data``."""
         pod = cycle.pod
         cycle.data["DefaultBinder/binding"] = Binding(pod.namespace, pod.name, pod.uid, node)
-        return Status()
+        return BOUND

@@ -22,7 +22,7 @@ from ksched.framework.interfaces import Cycle, Handle, PostFilterResult
 from ksched.framework.runtime import NODE_STATIC_FILTERS, NodeStatuses, NominatedPods
 from ksched.kernels import preemption as kernels
 from ksched.state import ClusterState
-from ksched.status import Code, Status, unresolvable
+from ksched.status import SUCCESS, Code, Status, unresolvable
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -90,7 +90,7 @@ class DefaultPreemption:
     def pre_enqueue(self, pod: Pod) -> Status:
         """With async preemption a pod waits for its own preemption to finish; ksched's
         preemption completes within the cycle, so the pod is never held here."""
-        return Status()
+        return SUCCESS
 
     def post_filter(self, cycle: Cycle, diagnosis: Any,
                     handle: Handle) -> tuple[PostFilterResult | None, Status]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
-from ksched.status import SKIP, Status, unschedulable
+from ksched.status import SKIP, SUCCESS, Status, unschedulable
 
 
 def _require_no_claims(cycle: Cycle) -> None:
@@ -46,7 +46,7 @@ class DynamicResources:
 
     def pre_enqueue(self, pod: Any) -> Status:
         """Pods without claims are never held back."""
-        return Status()
+        return SUCCESS
 
     def post_filter(self, cycle: Cycle, diagnosis: Any, handle: Any) -> tuple[None, Status]:
         """``PostFilter``: with no claims allocated there is nothing to deallocate."""
@@ -55,11 +55,11 @@ class DynamicResources:
 
     def reserve(self, cycle: Cycle, node: str) -> Status:
         """No claims to reserve."""
-        return Status()
+        return SUCCESS
 
     def unreserve(self, cycle: Cycle, node: str) -> None:
         """Nothing was reserved."""
 
     def pre_bind(self, cycle: Cycle, node: str) -> Status:
         """No claim allocations to write."""
-        return Status()
+        return SUCCESS

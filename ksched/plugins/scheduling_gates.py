@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import attrs
 
 from ksched.api import Pod
-from ksched.status import Code, Status
+from ksched.status import SUCCESS, Code, Status
 
 
 @attrs.frozen
@@ -20,6 +20,6 @@ class SchedulingGates:
         """``PreEnqueue``: UnschedulableAndUnresolvable while gates remain."""
         gates = getattr(pod, "scheduling_gates", ())
         if not gates:
-            return Status()
+            return SUCCESS
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                       (f"waiting for scheduling gates: [{' '.join(gates)}]",))

@@ -10,7 +10,7 @@ import numpy as np
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.plugins import _volumes
 from ksched.plugins._volumes import CLAIMS
-from ksched.status import SKIP, Status
+from ksched.status import SKIP, SUCCESS, Status
 
 KINDS = CLAIMS
 
@@ -36,11 +36,11 @@ class VolumeBinding:
     def reserve(self, cycle: Cycle, node: str) -> Status:
         """``Reserve``: assumes the pod's PV bindings; pods with claims are not supported, so
         there is nothing to assume."""
-        return Status()
+        return SUCCESS
 
     def unreserve(self, cycle: Cycle, node: str) -> None:
         """Nothing was assumed."""
 
     def pre_bind(self, cycle: Cycle, node: str) -> Status:
         """``PreBind``: no PV or PVC to bind."""
-        return Status()
+        return SUCCESS
