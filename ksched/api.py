@@ -10,6 +10,7 @@ apimachinery's ``MilliValue`` / ``Value`` do).
 from __future__ import annotations
 
 import datetime
+import operator
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -293,6 +294,21 @@ class Pod:
     def from_manifest(cls, obj: Mapping[str, Any]) -> Pod:
         """Build a Pod from its wire-format dict, checking every field read."""
         return _parse_pod(obj)
+
+    def with_status(self, start_time: float | None, nominated_node_name: str) -> Pod:
+        """A copy with new ``status.startTime`` and ``status.nominatedNodeName``: what the
+        scheduler changes on every cycle, so copied without running the fields' converters
+        again (``attrs.evolve`` would; the other fields are already in their final form)."""
+        copy = object.__new__(Pod)
+        for name, value in zip(_POD_FIELDS, _pod_values(self)):
+            object.__setattr__(copy, name, value)
+        object.__setattr__(copy, "start_time", start_time)
+        object.__setattr__(copy, "nominated_node_name", nominated_node_name)
+        return copy
+
+
+_POD_FIELDS = tuple(f.name for f in attrs.fields(Pod))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
 
 
 @attrs.frozen

@@ -152,17 +152,30 @@ class Assumer:
         """Per node row, the keys of its pods in ``NodeInfo.Pods`` order: the order they
         were added, except that removing a pod moves the node's last pod into its place."""
         if self._node_pods is None:
-            self._node_pods = [[] for _ in range(self.state.num_nodes)]
-            for row, item in enumerate(self._log):
-                if row not in self._dead:
-                    self._node_pods[self._pod_node[row]].append(_key(item))
+            self._index_log()
         return self._node_pods
+
+    def _index_log(self) -> None:
+        """Build the per-node key lists and the key -> serial map, in one pass."""
+        node_pods: list[list[str]] = [[] for _ in range(self.state.num_nodes)]
+        rows: dict[str, int] = {}
+        dead = self._dead
+        for row, (item, node, serial) in enumerate(zip(
+                self._log, self._pod_node[:len(self._log)].tolist(),
+                self._serial[:len(self._log)].tolist())):
+            if row not in dead:
+                key = _key(item)
+                node_pods[node].append(key)
+                rows[key] = serial
+        if self._node_pods is None:
+            self._node_pods = node_pods
+        if self._rows is None:
+            self._rows = rows
 
     def row_of(self, key: str) -> int | None:
         """The log row of bound pod ``key`` (``None`` when it is not bound)."""
         if self._rows is None:
-            self._rows = {_key(item): int(self._serial[row]) for row, item in enumerate(self._log)
-                          if row not in self._dead}
+            self._index_log()
         serial = self._rows.get(key)
         if serial is None:
             return None
@@ -401,8 +414,22 @@ class PodTable:
         self.slots[nodes, at] = serials
         self.priority[nodes, at] = [p.priority for p in pods]
         self.start[nodes, at] = [np.inf if p.start_time is None else p.start_time for p in pods]
-        self.request[nodes, at] = np.array([self._footprint(p)[0] for p in pods],
-                                           dtype=np.int64).reshape(len(pods), len(self.names))
+        self.request[nodes, at] = np.array(self._vectors(pods), dtype=np.int64).reshape(
+            len(pods), len(self.names))
+
+    def _vectors(self, pods: list[Pod]) -> list[np.ndarray]:
+        """Each pod's request vector; pods sharing their spec objects (replicas) share one,
+        looked up once (the pods stay alive meanwhile, so the objects' ids stay theirs)."""
+        seen: dict[tuple[int, ...], np.ndarray] = {}
+        vectors = []
+        for pod in pods:
+            identity = (id(pod.containers), id(pod.init_containers), id(pod.overhead),
+                        id(pod.pod_requests))
+            vector = seen.get(identity)
+            if vector is None:
+                vector = seen[identity] = self._footprint(pod)[0]
+            vectors.append(vector)
+        return vectors
 
     def _allocate(self, nodes: int, width: int) -> None:
         self.slots = np.full((nodes, width), -1, dtype=np.int64)

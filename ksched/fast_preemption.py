@@ -38,10 +38,12 @@ from ksched.kernels import preemption as kernels
 from ksched.plugins.default_preemption import DefaultPreemption, compiled_dry_run, fit_check
 from ksched.plugins.dynamic_resources import DynamicResources
 from ksched.state import ClusterState
-from ksched.status import Code, Status, unresolvable, unschedulable, with_post_filter
+from ksched.status import SUCCESS, Code, Status, unresolvable, unschedulable, with_post_filter
 
 #: The most distinct fit codes a failing walk keeps (more: the framework words them).
 MAX_FIT_CODES = 64
+#: The status of nodes the dry run did not try (``Evaluator.Preempt``).
+_NOT_HELPFUL = unresolvable(preemption.NOT_HELPFUL)
 
 
 @attrs.frozen(eq=False)
@@ -235,9 +237,8 @@ class FastPreemption:
         ok, reason = self.preemption.eligible(pod, state, None)
         if not ok:
             return None, (), unschedulable(f"preemption: {reason}")
-        not_helpful = unresolvable(preemption.NOT_HELPFUL)
         if not len(potential):
-            reason = counted_failure_message(state.num_nodes, (), not_helpful)
+            reason = counted_failure_message(state.num_nodes, (), _NOT_HELPFUL)
             return "", (), unschedulable(f"preemption: {reason}")
         wanted = self.preemption.num_candidates(len(potential))
         offset = int(rng.integers(len(potential))) if rng is not None else 0
@@ -250,7 +251,7 @@ class FastPreemption:
             fit = self.framework.plugins.get("NodeResourcesFit")
             found = preemption.CompiledDryRun(state, out, tried, assumer.serials(),
                                               lambda code: fit.status_of_code(plan.cycle, code))
-            reason = failure_message(state.num_nodes, found.failures, not_helpful)
+            reason = failure_message(state.num_nodes, found.failures, _NOT_HELPFUL)
             return "", (), unschedulable(f"preemption: {reason}")
         victims = assumer.keys_of_serials(out["victims"][indptr[at]:indptr[at + 1]])
-        return state.node_names[int(nodes[at])], tuple(victims), Status()
+        return state.node_names[int(nodes[at])], tuple(victims), SUCCESS

@@ -168,8 +168,7 @@ class _Placed:
 
     def __call__(self) -> Pod:
         if self._made is None:
-            self._made = attrs.evolve(self.pod, start_time=self.start_time,
-                                      nominated_node_name="")
+            self._made = self.pod.with_status(self.start_time, "")
         return self._made
 
 
@@ -674,7 +673,7 @@ class Simulator:
         if node:
             self._preempt(pod, node, failure.victims, info.attempts)
         if node is not None:
-            pod = attrs.evolve(pod, nominated_node_name=node)
+            pod = pod.with_status(pod.start_time, node)
             self._pods[info.key] = info.pod = pod
             self._timed(self.queue.add_nominated, pod, node)
         self._record(info.key, UNSCHEDULABLE, reason=failure.message, attempt=info.attempts)

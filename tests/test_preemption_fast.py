@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ksched import ClusterState, Container, Node, Pod
+from ksched.api import Taint, Toleration
 from ksched.engine import Assumer
 from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import Framework, NominatedPods, NodeStatuses
@@ -139,16 +140,22 @@ def test_node_statuses_read_like_a_dict():
         assert statuses[1] == unschedulable("a") and 0 not in statuses and 3 in statuses
 
 
-def node(name: str, cpu: int = 4000) -> Node:
+def node(name: str, cpu: int = 4000, pods: int = 110, **extra) -> Node:
     return Node(name, labels={"kubernetes.io/hostname": name},
-                allocatable={"cpu": cpu, "memory": 64 * GI, "pods": 110})
+                allocatable={"cpu": cpu, "memory": 64 * GI, "pods": pods}, **extra)
 
 
 @st.composite
 def workloads(draw):
     """Nodes full of low-priority pods and pods of mixed priorities arriving over time,
-    some of them running for a while: preemptions, nominations, retries."""
-    nodes = [node(f"n{i}", draw(st.sampled_from([2000, 4000])))
+    some of them running for a while: preemptions, nominations, retries. Some nodes are
+    tainted or cordoned (node-static failures), some hold few pods (Too many pods), some
+    pods ask for more than any node has or may not preempt."""
+    taint = Taint("dedicated", "batch", "NoSchedule")
+    nodes = [node(f"n{i}", draw(st.sampled_from([2000, 4000])),
+                  draw(st.sampled_from([3, 110, 110])),
+                  taints=(taint,) if draw(st.integers(0, 5)) == 0 else (),
+                  unschedulable=draw(st.integers(0, 7)) == 0)
              for i in range(draw(st.integers(1, 6)))]
     bound = [Pod(f"low-{i}", node_name=draw(st.sampled_from(nodes)).name,
                  priority=draw(st.integers(0, 2)), start_time=draw(STARTS),
@@ -160,7 +167,11 @@ def workloads(draw):
     for i in range(draw(st.integers(1, 14))):
         spec = Pod(f"p{i}", priority=draw(st.integers(0, 12)),
                    containers=[Container("c", requests={"cpu": draw(st.sampled_from(
-                       [500, 1000, 2000, 3000]))})])
+                       [500, 1000, 2000, 3000, 5000]))})],
+                   preemption_policy=draw(st.sampled_from(
+                       ["PreemptLowerPriority"] * 5 + ["Never"])),
+                   tolerations=(Toleration("dedicated", "Equal", "batch", "NoSchedule"),)
+                   if draw(st.booleans()) else ())
         events.append(Event(draw(st.sampled_from([0.0, 0.0, 1.0, 30.0])), "create", pod=spec,
                             duration=draw(st.sampled_from([None, 5.0, 100.0]))))
     return pods if bound else cluster, events
@@ -173,6 +184,20 @@ def test_simulator_places_the_same_with_the_fast_path_on_and_off(workload):
     fast = Simulator(cluster).run(events)
     slow = Simulator(cluster, fast_path=False).run(events)
     assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
+
+
+def test_the_preemption_workload_never_needs_the_framework(monkeypatch):
+    """Every cycle of the Preemption shape, failing or retrying, is compiled."""
+    from ksched.timeline import arrivals_at_once
+    from ksched.workloads import preemption_basic
+
+    def no_framework_cycle(*args, **kwargs):
+        raise AssertionError("a framework cycle ran")
+
+    monkeypatch.setattr(Framework, "schedule_one", no_framework_cycle)
+    cluster, pods = preemption_basic(40, 160, 40)
+    summary = Simulator(cluster).run(arrivals_at_once(pods)).summary()
+    assert (summary["pods_scheduled"], summary["preemptions"]) == (40, 40)
 
 
 def test_preemption_basic_agrees_with_the_fast_path_off():

@@ -207,8 +207,10 @@ def compiled_dry_run(table: Any, index: NominatedPods, state: ClusterState, pod:
     arrays and how many nodes were tried."""
     vector, checked, count_only, missing = fit_inputs
     mask, extra = index.relevant(pod)
+    own = index.own_rows(pod)
     bypass = np.zeros(state.num_nodes, dtype=np.bool_)
-    bypass[index.own_rows(pod)] = True
+    if own:
+        bypass[own] = True
     key = (id(index), pod.priority, vector[checked].tobytes(), checked.tobytes(),
            bool(count_only), int(missing), fit_enabled)
     cache = _cache(table, key, index)
