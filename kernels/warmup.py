@@ -56,11 +56,14 @@ def _warm_preemption(preemption) -> None:
     i64 = np.int64
     nodes, cols, one = np.zeros(1, i64), np.arange(2, dtype=i64), np.ones(1, i64)
     matrix = np.ones((1, 4), i64)
+    # A state's allocatable and tree order are read-only arrays (their own signature).
+    fixed, order = np.ones((1, 4), i64), np.zeros(1, i64)
+    fixed.flags.writeable = order.flags.writeable = False
     flag, extra = np.ones(1, np.bool_), np.zeros((1, 4), i64)
     grid, cube = np.zeros((1, 1), i64), np.zeros((1, 1, 4), i64)
     outs = [np.zeros(1, i64) for _ in range(3)] + [np.zeros(2, i64), np.zeros(1, i64),
                                                    np.zeros(1, i64), np.zeros(1)]
-    preemption.dry_run(nodes, 0, 1, 1, matrix, matrix, 3, one.repeat(4), cols, False, i64(0),
+    preemption.dry_run(nodes, 0, 1, 1, fixed, matrix, 3, one.repeat(4), cols, False, i64(0),
                        True, flag, extra, grid, one, grid, np.zeros((1, 1)), cube, one, one,
                        flag, np.full(1, -1, i64), one, one, one, grid, grid, np.zeros((1, 1)),
                        *outs)
@@ -68,17 +71,17 @@ def _warm_preemption(preemption) -> None:
     preemption.discard_slot(np.zeros((1, 1), i64), grid.copy(), np.zeros((1, 1)), cube.copy(),
                             one.copy(), one.copy(), 0, 0)
     preemption.best_candidate(1, nodes, nodes, np.array([0, 1], i64), one, np.zeros(1), nodes)
-    preemption.fit_code_with(0, matrix, matrix, 3, one.repeat(4), cols, False, i64(0),
+    preemption.fit_code_with(0, fixed, matrix, 3, one.repeat(4), cols, False, i64(0),
                              np.zeros(4, i64))
-    preemption.failing_walk(nodes, np.full(1, -1, i64), nodes, flag, 0, matrix, matrix, 3,
+    preemption.failing_walk(order, np.full(1, -1, i64), nodes, flag, 0, fixed, matrix, 3,
                             one.repeat(4), cols, False, i64(0), flag, extra, True, one, one,
                             np.full(1, -1, i64), np.zeros(1, i64), np.zeros(1, i64),
                             np.zeros(4, i64), np.zeros(4, i64), np.zeros(1, i64))
     preemption.group_codes(one)
-    preemption.nominated_fit_failures(nodes, flag, flag, matrix, matrix, extra, one.repeat(4),
+    preemption.nominated_fit_failures(nodes, flag, flag, fixed, matrix, extra, one.repeat(4),
                                       cols, 3, False, i64(0), nodes.copy(), nodes.copy())
     kinds, codes = np.zeros(1, i64), np.zeros(1, i64)
-    preemption.walk_filters(nodes, np.full(1, -1, i64), 0, matrix, matrix, 3, one.repeat(4),
+    preemption.walk_filters(nodes, np.full(1, -1, i64), 0, fixed, matrix, 3, one.repeat(4),
                             cols, False, i64(0), flag, extra, kinds, codes)
     scratch = [np.zeros(1, i64) for _ in range(4)]
     preemption.walk_failures(nodes, kinds, codes, 1, nodes, 0, *scratch)
