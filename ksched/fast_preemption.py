@@ -12,8 +12,8 @@ both cycles here, with no plugin called per pod.
 
 Whatever this does not model is handed back to the framework before anything changes (it
 gives the same answers; tests compare the two): a node that passes after all, a node where
-preemption might help that fails a node-static filter, a pod that preempts and is nominated
-somewhere, PodDisruptionBudgets, a PostFilter other than DefaultPreemption alone.
+preemption might help that fails a node-static filter, a nominated node that no longer fits,
+PodDisruptionBudgets, PostFilter plugins besides DefaultPreemption and DynamicResources.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ no virtual time; the clock jumps to the next event, backoff expiry or queue flus
 
 Pods whose cycle the compiled loop models exactly (no topology spreading or pod affinity
 counted, no nominated pods in the way) are scheduled by it, one at a time, on the same arrays
-the object-level framework uses for the others.
+the object-level framework uses for the others. Where only NodeResourcesFit of the filters
+looks at pods, a pod that fits nowhere and preempts, and its retry on the nominated node, are
+compiled too (:mod:`ksched.fast_preemption`).
 """
 
 from __future__ import annotations

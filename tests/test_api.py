@@ -382,3 +382,23 @@ def test_records_are_frozen() -> None:
     assert not cluster.allocatable.flags.writeable
     with pytest.raises(ValueError):
         cluster.allocatable[0, 0] = np.int64(1)
+
+
+def test_with_status_is_evolve_of_start_time_and_nomination() -> None:
+    import attrs
+
+    pod = Pod.from_manifest(pod_manifest({"containers": [container({"cpu": "1"})],
+                                          "priority": 7, "nodeSelector": {"a": "b"}}))
+    copy_ = pod.with_status(12.5, "n3")
+    assert copy_ == attrs.evolve(pod, start_time=12.5, nominated_node_name="n3")
+    assert (copy_.start_time, copy_.nominated_node_name) == (12.5, "n3")
+    assert (pod.start_time, pod.nominated_node_name) == (None, "")
+    assert copy_.containers is pod.containers
+
+
+def test_pods_of_one_load_with_equal_containers_share_them() -> None:
+    spec = {"containers": [container({"cpu": "500m"})]}
+    a, b = (Pod.from_manifest(pod_manifest(spec, name=n)) for n in ("a", "b"))
+    other = Pod.from_manifest(pod_manifest({"containers": [container({"cpu": "1"})]}))
+    assert a.containers is b.containers
+    assert other.containers is not a.containers and other.containers != a.containers
