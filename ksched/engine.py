@@ -190,7 +190,8 @@ class Assumer:
         """Take bound pods off their nodes (``NodeInfo.RemovePod``); returns them, bound.
         The arrays change at once; the pod list drops them at the next :meth:`sync`."""
         state, removed, order = self.state, [], self.node_pods()
-        self.row_of("")  # builds the key -> serial map
+        if self._rows is None:
+            self._index_log()
         present = [key for key in keys if key in self._rows]
         serials = [self._rows.pop(key) for key in present]
         rows = self._serial[:len(self._log)].searchsorted(serials).tolist()
