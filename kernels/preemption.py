@@ -1,10 +1,13 @@
-"""Preemption kernels: the dry run and the choice of a candidate node.
+"""Preemption kernels: the failing walk, the dry run and the choice of a candidate node.
 
 Mirrors ``DryRunPreemption`` (``framework/preemption/preemption.go``) with DefaultPreemption's
 ``SelectVictimsOnNode`` (``plugins/defaultpreemption/default_preemption.go``) for a pod whose
 filters only NodeResourcesFit makes depend on a node's pods, no PodDisruptionBudget counted:
 a node's verdict once pods are removed (and its nominated pods added) is the fit check
-(``fitsRequest``) on its changed requests. And ``pickOneNodeForPreemption``'s five criteria.
+(``fitsRequest``) on its changed requests. And ``pickOneNodeForPreemption``'s five criteria;
+the walk over every node that precedes PostFilter with its diagnosis
+(``findNodesThatPassFilters``, ``nodesWherePreemptionMightHelp``); the bound pods' table kept
+as pods leave.
 
 Arrays (``N`` nodes, ``R`` resources):
 
@@ -74,9 +77,9 @@ def _filter_code(allocatable, requested, node, delta, extra, nominated, pod_requ
 def dry_run(walk, offset, wanted, priority, allocatable, requested, pods_column, pod_request,
             checked, count_only, missing, fit_enabled, nominated, nominated_extra, slots,
             counts, slot_priority, slot_start, slot_request, node_stamp, nominated_stamp,
-            bypass, cache_stamp,
-            cache_kind, cache_code, cache_count, cache_victims, cache_priority, cache_start,
-            out_node, out_kind, out_code, out_indptr, out_victims, out_priority, out_start):
+            bypass, cache_stamp, cache_kind, cache_code, cache_count, cache_victims,
+            cache_priority, cache_start, out_node, out_kind, out_code, out_indptr, out_victims,
+            out_priority, out_start):
     """Dry-run the nodes ``walk[(offset + i) % len(walk)]`` in turn until ``max(wanted, 1)``
     candidates are found; returns how many nodes were tried.
 
