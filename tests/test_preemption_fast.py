@@ -186,15 +186,20 @@ def test_simulator_places_the_same_with_the_fast_path_on_and_off(workload):
     assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
 
 
+def compiled_only(monkeypatch) -> None:
+    """Make any framework cycle fail the test: the compiled path must take every cycle."""
+    def no_framework_cycle(*args, **kwargs):
+        raise AssertionError("a framework cycle ran")
+
+    monkeypatch.setattr(Framework, "schedule_one", no_framework_cycle)
+
+
 def test_the_preemption_workload_never_needs_the_framework(monkeypatch):
     """Every cycle of the Preemption shape, failing or retrying, is compiled."""
     from ksched.timeline import arrivals_at_once
     from ksched.workloads import preemption_basic
 
-    def no_framework_cycle(*args, **kwargs):
-        raise AssertionError("a framework cycle ran")
-
-    monkeypatch.setattr(Framework, "schedule_one", no_framework_cycle)
+    compiled_only(monkeypatch)
     cluster, pods = preemption_basic(40, 160, 40)
     summary = Simulator(cluster).run(arrivals_at_once(pods)).summary()
     assert (summary["pods_scheduled"], summary["preemptions"]) == (40, 40)
@@ -234,3 +239,77 @@ def test_states_keep_their_pods_while_the_assumer_drops_and_adds_pods():
     for n in range(2):
         rows = assumer.rows_of_serials(table.slots[n, :table.counts[n]])
         assert [assumer.state.pods[r].key for r in rows] == assumer.node_pods()[n]
+
+
+def first_reason(cluster, spec: Pod) -> tuple[str, object]:
+    result = Simulator(cluster).run([Event(0.0, "create", pod=spec)], until=0.0)
+    decision = next(d for d in result.decisions if d.pod == spec.key)
+    return decision.reason, result
+
+
+def low(name: str, on: str, cpu: int, priority: int = 0) -> Pod:
+    return Pod(name, node_name=on, priority=priority, start_time=0.0,
+               containers=[Container("c", requests={"cpu": cpu})])
+
+
+def high(cpu: int, **extra) -> Pod:
+    return Pod("high", priority=10, containers=[Container("c", requests={"cpu": cpu})],
+               **extra)
+
+
+# The FitError and PostFilter messages of upstream's ``FitError.Error()``, with
+# DynamicResources' PostFilter reason first (the default profile runs it before
+# DefaultPreemption; see PREEMPTION.md).
+def test_compiled_failure_preemption_policy_never(monkeypatch):
+    """``PodEligibleToPreemptOthers``: preemptionPolicy Never."""
+    compiled_only(monkeypatch)
+    cluster = ClusterState.from_records([node("n1", 2000)], [low("a", "n1", 1500)])
+    reason, _ = first_reason(cluster, high(1000, preemption_policy="Never"))
+    assert reason == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                      "deallocate, preemption: not eligible due to preemptionPolicy=Never.")
+
+
+def test_compiled_failure_no_node_where_preemption_might_help(monkeypatch):
+    """``nodesWherePreemptionMightHelp``: a taint is unresolvable, and so is asking for more
+    cpu than a node has; no node is tried, every one is "not helpful"."""
+    compiled_only(monkeypatch)
+    taint = Taint("dedicated", "batch", "NoSchedule")
+    cluster = ClusterState.from_records([node("n1", taints=(taint,)), node("n2", 1000)], [])
+    reason, _ = first_reason(cluster, high(2000))
+    assert reason == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
+        "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is "
+        "not helpful for scheduling.")
+
+
+def test_compiled_failure_no_victims_and_no_fit_without_them(monkeypatch):
+    """``SelectVictimsOnNode``: n1 has no lower-priority pod; on n2 the pod does not fit
+    even with its lower-priority pod gone."""
+    compiled_only(monkeypatch)
+    cluster = ClusterState.from_records(
+        [node("n1", 2000), node("n2", 2000)],
+        [low("a", "n1", 1500, priority=20), low("b", "n2", 300, priority=0),
+         low("c", "n2", 1200, priority=30)])
+    reason, _ = first_reason(cluster, high(1000))
+    assert reason == (
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 No preemption victims "
+        "found for incoming pod.")
+
+
+def test_compiled_preemption_evicts_the_least_important_and_binds_on_retry(monkeypatch):
+    """Each node keeps its more important pod (reprieve); ``pickOneNodeForPreemption``
+    takes n2, whose victim has the lower priority; the retry lands on it
+    (``evaluateNominatedNode``)."""
+    compiled_only(monkeypatch)
+    cluster = ClusterState.from_records(
+        [node("n1", 2000), node("n2", 2000)],
+        [low("a", "n1", 1000, priority=1), low("b", "n1", 1000, priority=1),
+         low("c", "n2", 1000, priority=0), low("d", "n2", 1000, priority=5)])
+    result = Simulator(cluster).run([Event(0.0, "create", pod=high(1000))])
+    outcomes = [(d.pod, d.outcome, d.node, d.victims) for d in result.decisions]
+    assert outcomes == [
+        ("default/high", "preempting", "n2", ("default/c",)),
+        ("default/c", "preempted", "n2", ()),
+        ("default/high", "unschedulable", None, ()),
+        ("default/high", "bound", "n2", ())]
