@@ -23,14 +23,12 @@ GangScheduling and NodeDeclaredFeatures off). The Go sources are cited per funct
 from __future__ import annotations
 
 import contextvars
-
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from ksched.api import FrozenDict, _node_affinity, _Reader, _spread_constraints
 from ksched.constants import DEFAULT_SCHEDULER_NAME
@@ -57,6 +55,14 @@ from ksched.validation import is_label_value as _is_label_value
 from ksched.validation import label_name_errors as _label_name_errors
 from ksched.validation import not_supported as _not_supported
 from ksched.validation import required as _required
+from ksched.yamlio import (
+    LoadError,
+    is_json,
+    load_json,
+    load_yaml,
+    plain_data,
+    read_file,
+)
 
 __all__ = ["API_VERSION", "KIND", "ConfigLoadError", "SchedulerConfig", "load_config"]
 
@@ -72,8 +78,8 @@ _SECOND = 10**9
 class ConfigLoadError(ConfigError):
     """A configuration kube-scheduler rejects.
 
-    ``stage`` is ``"decode"``, ``"validation"`` or ``"framework"``; ``str(error)`` is upstream's
-    message.
+    ``stage`` is ``"read"`` (the file cannot be read: Go's ``os`` words), ``"decode"``,
+    ``"validation"`` or ``"framework"``; ``str(error)`` is upstream's message.
     """
 
     def __init__(self, stage: str, message: str) -> None:
@@ -418,6 +424,8 @@ def _interpret(data: Any, text: str) -> tuple[str, str, str]:
     """``SimpleMetaFactory.Interpret`` plus the serializer's kind checks: (group, version, kind)."""
     find = ('struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
             'Kind string "json:\\"kind,omitempty\\"" }')
+    if data is None:  # ``null`` (an empty YAML document) unmarshals into nothing
+        data = {}
     if not isinstance(data, Mapping):
         raise _decode_error(f"couldn't get version/kind; json parse error: json: cannot unmarshal "
                             f"{_json_kind(data)} into Go value of type {find}")
@@ -531,72 +539,37 @@ def _interpret_args(raw: Any, want: str) -> tuple[str, str, str]:
 
 
 def _read_source(source: Any) -> tuple[Any, str, list[str]]:
-    """(the object, the text Go would have been given, YAML duplicate-key errors)."""
+    """(the object, the text Go would have been given, YAML strict-mode errors).
+
+    A mapping is the object itself (checked by :func:`ksched.yamlio.plain_data`); a path is read
+    as ``loadConfigFromFile`` reads it and decoded by the serializer its first byte picks
+    (``recognizer.Decode``: JSON when it starts with ``{``, else YAML through ``YAMLToJSON``).
+    """
     if isinstance(source, Mapping):
-        return source, json.dumps(source, separators=(",", ":")), []
-    text = Path(source).read_text(encoding="utf-8")
+        try:
+            data = plain_data(source)
+        except LoadError as exc:
+            raise _decode_error(f"{KIND}: {exc}") from None
+        return data, json.dumps(data, separators=(",", ":")), []
+    if not isinstance(source, str | os.PathLike) or isinstance(source, bytes):
+        raise _decode_error(f"load_config: expected a {KIND} mapping or a file path, got "
+                            f"{type(source).__name__}")
     try:
-        if text.lstrip().startswith("{"):
-            return json.loads(text, object_pairs_hook=_Pairs), text, []
-        return _load_yaml(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise _decode_error(str(exc)) from None
-
-
-class _YamlLoader(yaml.SafeLoader):
-    """A SafeLoader recording duplicate keys as ``yaml.v2``'s strict mode reports them."""
-
-    duplicates: list[str]
-
-
-def _construct_mapping(loader: _YamlLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    loader.flatten_mapping(node)
-    out: dict[str, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        text = _yaml_key(key)
-        if text in out:
-            shown = go_quote(key) if isinstance(key, str) else text
-            loader.duplicates.append(f"line {key_node.start_mark.line + 1}: key {shown} "
-                                     "already set in map")
-        out[text] = loader.construct_object(value_node, deep=True)
-    return dict(sorted(out.items()))  # sigs.k8s.io/yaml re-encodes maps with sorted keys
-
-
-def _yaml_key(key: Any) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
-
-
-def _yaml_value(value: Any) -> Any:
-    """The document as ``yaml.YAMLToJSON`` re-encodes it: integral floats become integers."""
-    if isinstance(value, dict):
-        return {k: _yaml_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_yaml_value(v) for v in value]
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    return value
-
-
-_YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp",
-                            lambda loader, node: loader.construct_scalar(node))
-
-
-def _load_yaml(text: str) -> tuple[Any, str, list[str]]:
-    loader = _YamlLoader(text)
-    loader.duplicates = []
+        raw = read_file(source)
+    except LoadError as exc:
+        raise ConfigLoadError("read", str(exc)) from None
+    text = raw.decode("utf-8", "replace")
     try:
-        node = loader.get_single_node()
-        data = None if node is None else _yaml_value(loader.construct_document(node))
-    finally:
-        loader.dispose()
+        if is_json(raw):
+            return load_json(raw, object_pairs_hook=_Pairs), text, []
+        (document,) = load_yaml(raw)
+    except LoadError as exc:
+        json_error = "couldn't get version/kind; json parse error: " if is_json(raw) else ""
+        raise _decode_error(json_error + str(exc)) from None
     errors = []
-    if loader.duplicates:
-        errors.append("yaml: unmarshal errors:\n  " + "\n  ".join(loader.duplicates))
-    return data, text, errors
+    if document.duplicates:
+        errors.append("yaml: unmarshal errors:\n  " + "\n  ".join(document.duplicates))
+    return document.value, text, errors
 
 
 # =========================================================================== defaulting
@@ -1239,7 +1212,11 @@ def _new_framework(prof: _Profile) -> _Framework:
         seen_config.add(name)
     implemented = {}
     for name in sorted(needed):  # upstream walks the registry map: random order
-        points = plugin_extension_points(name)
+        try:
+            points = plugin_extension_points(name)
+        except Exception as exc:  # an out-of-tree factory's own failure
+            raise _FrameworkError(f"initializing plugin {go_quote(name)}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
         if points is None:
             continue
         error = _PLUGIN_CONSTRUCTOR_CHECKS.get(name, _no_check)(prof.args(name))
@@ -1479,14 +1456,19 @@ def load_config(source: Any, registry: Registry | None = None) -> SchedulerConfi
 
     Parameters
     ----------
-    source : a path to a YAML or JSON file, or the already-parsed object (a mapping).
-    registry : the plugins profiles may enable, out-of-tree ones included (default: the
-        in-tree registry); a plugin's extension points are the methods it has.
+    source : a path to a YAML or JSON file (gzip-compressed when named ``*.gz``), read as
+        ``sigs.k8s.io/yaml`` reads it (:mod:`ksched.yamlio`: YAML 1.1 scalars, aliases bounded
+        as go-yaml bounds them); or the already-parsed object, a mapping of JSON data.
+    registry : a :class:`~ksched.framework.registry.Registry` of the plugins profiles may
+        enable, out-of-tree ones included (default: the in-tree registry); a plugin's
+        extension points are the methods it has.
 
     Raises
     ------
     ConfigLoadError
-        With ``stage`` "decode", "validation" or "framework" and upstream's message.
+        With ``stage`` "read" (the file), "decode", "validation" or "framework" and
+        upstream's message; a Python object that is not JSON data (non-string keys, NaN, sets,
+        cycles, nesting beyond :data:`ksched.yamlio.MAX_DEPTH`) fails at "decode".
     UnsupportedFeatureError
         For a valid configuration ksched cannot run (extenders, plugins it lacks).
 
@@ -1498,6 +1480,10 @@ def load_config(source: Any, registry: Registry | None = None) -> SchedulerConfi
     ...     print(err.stage, err)
     validation parallelism: Invalid value: 0: should be an integer value greater than zero
     """
+    if registry is not None and not isinstance(registry, Registry):
+        raise ConfigLoadError("framework", f"registry: expected a ksched Registry (e.g. "
+                                           f"IN_TREE_REGISTRY.merged({{...}})), got "
+                                           f"{type(registry).__name__}")
     token = _REGISTRY.set(registry if registry is not None else IN_TREE_REGISTRY)
     try:
         return _load(source, registry)

@@ -674,6 +674,81 @@ def test_yaml_unknown_fields_are_reported_in_sorted_key_order(tmp_path):
                                         'unknown field "zeta"')
 
 
+def test_yaml_is_read_as_go_yaml_v2_reads_it(tmp_path):
+    """YAML 1.1 scalars, merge keys and anchors, as ``sigs.k8s.io/yaml`` decodes them."""
+    path = tmp_path / "scheduler.yaml"
+    path.write_text(f"apiVersion: {API_VERSION}\nkind: {KIND}\nparallelism: 1e1\n"
+                    "enableProfiling: off\npodMaxBackoffSeconds: 0x10\n"
+                    "leaderElection:\n  <<: &le {leaderElect: no}\n"
+                    "profiles:\n- {schedulerName: a, percentageOfNodesToScore: &pct 0_50}\n"
+                    "- {schedulerName: b, <<: {percentageOfNodesToScore: *pct}}\n")
+    cfg = load_config(path)
+    assert (cfg.parallelism, cfg.pod_max_backoff_seconds) == (10, 16)
+    assert [(p.scheduler_name, p.percentage_of_nodes_to_score) for p in cfg.profiles] == [
+        ("a", 40), ("b", 40)]  # 0_50 is octal 050, as strconv.ParseInt(s, 0, 64) reads it
+
+
+@pytest.mark.parametrize("name, data", [
+    ("scheduler.yaml.gz", gzip.compress(YAML_CONFIG.encode())),
+    ("scheduler.json.gz", gzip.compress(json.dumps(config(parallelism=4)).encode())),
+    ("utf16.yaml", YAML_CONFIG.encode("utf-16")),
+    ("bom.yaml", b"\xef\xbb\xbf" + YAML_CONFIG.encode()),
+    ("crlf.yaml", YAML_CONFIG.replace("\n", "\r\n").encode()),
+    ("two-documents.yaml", (YAML_CONFIG + "---\nkind: Anything\n").encode()),
+])
+def test_config_file_forms(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    cfg = load_config(path)
+    assert cfg.parallelism == (4 if "json" in name else 16)
+    if "json" not in name:  # yaml.Unmarshal reads the first document only
+        assert [p.scheduler_name for p in cfg.profiles] == ["default-scheduler", "bin-packing"]
+
+
+def test_python_objects_are_read_as_their_json(tmp_path):
+    import numpy as np
+
+    from ksched.api import FrozenDict
+
+    source = FrozenDict({"apiVersion": API_VERSION, "kind": KIND, "parallelism": np.int32(4),
+                         "profiles": ({"schedulerName": "a", "percentageOfNodesToScore": 5},)})
+    before = repr(source)
+    cfg = load_config(source)
+    assert cfg.parallelism == 4 and cfg.profiles[0].percentage_of_nodes_to_score == 5
+    assert repr(source) == before
+
+
+def test_load_config_refuses_what_is_not_a_configuration(tmp_path):
+    for source, shown in (([], "list"), (None, "NoneType"), (b"kind: x", "bytes")):
+        with pytest.raises(ConfigLoadError, match=f"or a file path, got {shown}$"):
+            load_config(source)
+    with pytest.raises(ConfigLoadError) as info:
+        load_config(tmp_path / "missing.yaml")
+    assert (info.value.stage, str(info.value)) == (
+        "read", f"open {tmp_path / 'missing.yaml'}: no such file or directory")
+
+
+def test_out_of_tree_factory_errors_are_framework_errors():
+    from ksched.plugins import IN_TREE_REGISTRY
+
+    def factory(args):
+        raise ValueError("needs a GPU")
+
+    registry = IN_TREE_REGISTRY.merged({"Gpu": factory})
+    cfg = config({"schedulerName": "default-scheduler",
+                  "plugins": {"filter": {"enabled": [{"name": "Gpu"}]}}})
+    assert rejected_with(cfg, registry) == (
+        "framework", FW + 'initializing plugin "Gpu": ValueError: needs a GPU')
+    with pytest.raises(ConfigLoadError, match="expected a ksched Registry"):
+        load_config(cfg, registry=dict(registry))
+
+
+def rejected_with(cfg: Any, registry: Any) -> tuple[str, str]:
+    with pytest.raises(ConfigLoadError) as info:
+        load_config(cfg, registry=registry)
+    return info.value.stage, str(info.value)
+
+
 # =========================================================================== Go formats
 
 
