@@ -27,13 +27,19 @@ from ksched.api import (
 )
 from ksched.config import SchedulerConfig, load_config
 from ksched.engine import Placement, Result, schedule_batch
-from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
+from ksched.errors import (
+    ArgumentError,
+    ConfigError,
+    InvalidObjectError,
+    KschedError,
+    UnsupportedFeatureError,
+)
 from ksched.explain import Explanation, explain
 from ksched.io import Objects, admit_priorities, read_objects
 from ksched.profile import Profile, default_profile
 from ksched.queue import SchedulingQueue
 from ksched.simulator import Event, SimulationResult, Simulator
-from ksched.state import ClusterState
+from ksched.state import ClusterState, check_unique
 
 #: The columnar cluster (``ClusterState``) under the name users look for.
 Cluster = ClusterState
@@ -73,17 +79,20 @@ def warmup() -> float:
 
 
 def load_pods(source: Any) -> tuple[Pod, ...]:
-    """The pending pods (no ``spec.nodeName``, not terminal) of ``source``, in input order."""
-    return read_objects(source).pending_pods
+    """The pending pods (no ``spec.nodeName``, not terminal) of ``source``, in input order;
+    two with one namespace/name are refused (``metadata.name: Duplicate value``)."""
+    pods = read_objects(source).pending_pods
+    check_unique(pods)
+    return pods
 
 
 __all__ = [
-    "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage", "ContainerPort",
-    "Event", "Explanation", "InvalidObjectError", "KschedError", "Namespace", "Node",
-    "NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
-    "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
-    "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
-    "UnsupportedFeatureError", "Workload", "admit_priorities", "cluster_from_objects",
-    "default_profile", "explain", "load_cluster", "load_config", "load_pods", "read_objects",
-    "schedule_batch", "warmup",
+    "ArgumentError", "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage",
+    "ContainerPort", "Event", "Explanation", "InvalidObjectError", "KschedError", "Namespace",
+    "Node", "NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "Objects",
+    "Placement", "Pod", "PodDisruptionBudget", "PriorityClass", "Profile", "Result",
+    "SchedulerConfig", "SchedulingQueue", "SimulationResult", "Simulator", "Taint",
+    "Toleration", "UnsupportedFeatureError", "Workload", "admit_priorities",
+    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_config",
+    "load_pods", "read_objects", "schedule_batch", "warmup",
 ]

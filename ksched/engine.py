@@ -10,8 +10,7 @@ cycle each, on the same arrays. Both give the same placements.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator, Sequence
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
@@ -20,10 +19,23 @@ import numpy as np
 from ksched.api import Pod
 from ksched.constants import PODS
 from ksched.fast import FastPath, supports
+from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework, SchedulingError
+from ksched.framework.tiebreak import TieBreaker
+from ksched.inputs import (
+    as_cluster,
+    as_pods,
+    check_flag,
+    check_not_running,
+    check_percentage,
+    check_profile,
+    check_progress,
+    check_registry,
+    check_seed,
+    check_tie_break,
+)
 from ksched.kernels import schedule_loop as loop_kernels
 from ksched.kernels.preemption import discard_slot
-from ksched.framework.tiebreak import TieBreaker
 from ksched.profile import Profile, default_profile
 from ksched.resources import node_info_non_zero, pod_requests
 from ksched.state import BoundPods, ClusterState, host_ports
@@ -79,11 +91,7 @@ class Assumer:
     """Adds placed pods to a private, writable copy of a state (``Cache.AssumePod``)."""
 
     def __init__(self, state: ClusterState, pending: Iterable[Pod]) -> None:
-        pending = list(pending)
-        resources = {name for pod in pending for c in pod.containers + pod.init_containers
-                     for name in c.requests} | {name for pod in pending for name in pod.overhead}
-        ports = {p for pod in pending for p in host_ports(pod)}
-        state = state.widened(resources=sorted(resources), ports=sorted(ports))
+        state = state.widened_for(pending)
         self.state = attrs.evolve(state, requested=state.requested.copy(),
                                   nonzero_requested=state.nonzero_requested.copy(),
                                   port_count=state.port_count.copy(), match_cache={})
@@ -468,29 +476,41 @@ def _key(item: Pod | tuple[Pod, str]) -> str:
     return (item[0] if type(item) is tuple else item).key
 
 
-def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *,
+def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
                    profile: Profile | SchedulerConfig | None = None,
                    percentage_of_nodes_to_score: int | None = None,
                    tie_break: str = "round-robin",
                    seed: int | np.random.Generator | None = None,
-                   progress: Any = None, fast_path: bool = True) -> Result:
+                   progress: Any = None, fast_path: bool = True,
+                   registry: Registry | None = None) -> Result:
     """Schedule ``pods`` in order on ``cluster``, each seeing the ones placed before it.
 
     Parameters
     ----------
-    cluster : the cluster before the batch (never modified).
-    pods : pending pods, in the order the scheduling queue would pop them.
+    cluster : the cluster before the batch (never modified): a :class:`ClusterState`, or
+        anything :func:`ksched.load_cluster` reads.
+    pods : pending pods, in the order the scheduling queue would pop them: ``Pod`` records,
+        Kubernetes dicts (camelCase, or the kubernetes client's snake_case ``to_dict()``),
+        kubernetes-client ``V1Pod`` objects, a path (its pending pods), a single pod or any
+        iterable of these (see :func:`ksched.inputs.as_pods`). Two pods with one
+        namespace/name, or a pod already bound in ``cluster``, are refused.
     profile : a :class:`Profile` that schedules every pod (default: kube-scheduler v1.35's
         default profile), or a :class:`~ksched.config.SchedulerConfig` whose profiles take the
         pods naming them in ``spec.schedulerName``; a pod naming no profile is left unplaced,
         with the reason, as kube-scheduler ignores it. Profiles share the node walk's start
         index and the tie-break state, as they do upstream.
-    percentage_of_nodes_to_score : the scheduler-wide value (default: the configuration's, or
-        0, adaptive, as upstream's default). A profile's own value wins.
+    percentage_of_nodes_to_score : the scheduler-wide value, an integer in [0, 100] (default:
+        the configuration's, or 0, adaptive, as upstream's default). A profile's own value wins.
     tie_break : ``"round-robin"`` (deterministic) or ``"random"`` (uniform, from ``seed``).
+    seed : ``None``, a non-negative integer or a ``numpy.random.Generator`` (random mode).
     progress : optional callable ``progress(n)`` told as pods are done (e.g. a tqdm ``update``).
     fast_path : run eligible pods through the compiled loop (``False``: the object-level
         framework for every pod; both give the same placements).
+    registry : the plugins profiles may name (default: a configuration's own registry, else
+        the in-tree plugins).
+
+    Bad arguments raise :class:`~ksched.errors.KschedError` (``ArgumentError`` for options,
+    ``InvalidObjectError`` for objects), naming the argument or the object and field.
 
     Examples
     --------
@@ -500,20 +520,49 @@ def schedule_batch(cluster: ClusterState, pods: Sequence[Pod], *,
     >>> schedule_batch(ClusterState.from_records([node]), [pod]).placements[0].node
     'n1'
     """
-    if hasattr(profile, "profiles"):  # a SchedulerConfig
-        frameworks = {p.scheduler_name: Framework(p, profile.registry) for p in profile.profiles}
-        route = frameworks.get
-        if percentage_of_nodes_to_score is None:
-            percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-    else:
-        only = Framework(profile or default_profile())
-        frameworks = {only.profile.scheduler_name: only}
-        route = lambda name: only  # noqa: E731 - every pod goes to the one profile
-    batch = _Batch(route, cluster, pods, percentage_of_nodes_to_score or 0,
-                   TieBreaker(tie_break, seed), progress)
+    options = Options.of(profile, percentage_of_nodes_to_score, tie_break, seed, registry)
+    progress, fast_path = check_progress(progress), check_flag(fast_path, "fast_path")
+    cluster = as_cluster(cluster)
+    pods = as_pods(pods)
+    check_not_running(pods, cluster)
+    batch = _Batch(options.route, cluster, pods, options.percentage, options.tie_breaker(),
+                   progress)
     batch.run(fast_path)
     return Result(tuple(batch.placements), batch.assumer.frozen(),
                   nodes_evaluated=int(batch.counters[4]))
+
+
+@attrs.frozen(eq=False)
+class Options:
+    """``schedule_batch``'s options, checked, with the frameworks of the profiles built
+    (``explain`` takes the same)."""
+
+    #: The framework of a ``spec.schedulerName`` (``None``: no such profile).
+    route: Callable[[str], Framework | None]
+    #: The scheduler-wide ``percentageOfNodesToScore`` (0: adaptive).
+    percentage: int
+    tie_break: str
+    seed: int | np.random.Generator | None
+
+    @classmethod
+    def of(cls, profile: Any, percentage: Any, tie_break: Any, seed: Any,
+           registry: Any) -> Options:
+        """Check the options and build the frameworks (``profile.NewMap``)."""
+        profile, percentage = check_profile(profile), check_percentage(percentage)
+        tie_break, seed = check_tie_break(tie_break), check_seed(seed)
+        registry = check_registry(registry)
+        if isinstance(profile, Profile) or profile is None:
+            only = Framework(profile or default_profile(), registry)
+            return cls(lambda name: only, percentage or 0, tie_break, seed)
+        frameworks = {p.scheduler_name: Framework(p, registry or profile.registry)
+                      for p in profile.profiles}
+        if percentage is None:
+            percentage = profile.percentage_of_nodes_to_score
+        return cls(frameworks.get, percentage or 0, tie_break, seed)
+
+    def tie_breaker(self) -> TieBreaker:
+        """A fresh tie-break state for one batch."""
+        return TieBreaker(self.tie_break, self.seed)
 
 
 def no_profile_reason(pod: Pod) -> str:
@@ -656,4 +705,4 @@ def _class_or_minus_one(value: int | None) -> int:
     return -1 if value is None else value
 
 
-__all__ = ["schedule_batch", "Result", "Placement", "Assumer"]
+__all__ = ["schedule_batch", "Result", "Placement", "Assumer", "Options"]

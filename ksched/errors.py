@@ -28,3 +28,8 @@ class UnsupportedFeatureError(KschedError, NotImplementedError):
 
 class ConfigError(KschedError, ValueError):
     """A scheduler configuration or profile is invalid."""
+
+
+class ArgumentError(KschedError, ValueError):
+    """A library function was called with an argument it cannot take (a wrong type, an
+    out-of-range option, a pod where a cluster belongs, ...)."""

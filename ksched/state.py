@@ -9,7 +9,9 @@ read-only, and scheduling returns a new state.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
@@ -28,9 +30,10 @@ from ksched.constants import (
     MEMORY,
     PODS,
 )
-from ksched.errors import InvalidObjectError
+from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.node_table import GeneratedNames, LazySequence, NameIndex, NodeTable, gather_csr
 from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
+from ksched.validation import go_quote
 
 #: Label value id for "this node has no such label".
 ABSENT = -1
@@ -185,6 +188,53 @@ def pod_specs(pods: Sequence[Pod], start: int, stop: int) -> Sequence[Pod]:
     return pods.specs(start, stop) if isinstance(pods, BoundPods) else pods[start:stop]
 
 
+def check_unique(pods: Sequence[Pod]) -> None:
+    """Refuse two pods with one namespace/name, in the API server's words
+    (``pod default/web-1: metadata.name: Duplicate value: "web-1"``). Names are compared
+    first (one set of strings); keys only when two names collide."""
+    if len({p.name for p in pods}) == len(pods):
+        return
+    seen: set[tuple[str, str]] = set()
+    for pod in pods:
+        key = (pod.namespace, pod.name)
+        if key in seen:
+            raise InvalidObjectError(f"pod {pod.key}", "metadata.name",
+                                     f"Duplicate value: {go_quote(pod.name)}")
+        seen.add(key)
+
+
+def _bound_pods(pods: Iterable[Pod], node_index: Mapping[str, int]) -> list[Pod]:
+    """The pods that hold a node (``spec.nodeName`` set, not terminal), checked: each names a
+    known node, and no two share a namespace/name."""
+    bound = [p for p in pods if p.node_name and not p.terminal]
+    for p in bound:
+        if p.node_name not in node_index:
+            raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
+                                     f'node "{p.node_name}" not found')
+    check_unique(bound)
+    return bound
+
+
+def _bindings(pods: Any) -> Iterable[Any]:
+    """``ClusterState.bind``'s argument as items: one pod, one (pod, node name) pair, or an
+    iterable of them."""
+    from ksched.io import is_client_model
+
+    if isinstance(pods, tuple) and len(pods) == 2 and isinstance(pods[1], str) \
+            and not isinstance(pods[0], str):
+        return [pods]
+    if isinstance(pods, Pod | Mapping) or is_client_model(pods):
+        return [pods]
+    if isinstance(pods, Iterable) and not isinstance(pods, str | bytes):
+        return pods
+    raise ArgumentError(f"pods: expected pods with spec.nodeName or (pod, node name) pairs, "
+                        f"got {type(pods).__name__}")
+
+
+#: ``ClusterState.pod_rows`` per state (states are immutable; entries go with them).
+_POD_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _readonly(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
@@ -280,19 +330,22 @@ class ClusterState:
                   added: Iterable[tuple[Pod, int]] = ()) -> ClusterState:
         """A copy without the bound pods at rows ``removed`` and with ``added`` (pod, node row)
         bound: the cloned ``NodeInfo`` that preemption's dry run and the nominated-pods filter
-        pass work on (``NodeInfo.RemovePod`` / ``AddPod``). Costs a copy of the pod columns."""
+        pass work on (``NodeInfo.RemovePod`` / ``AddPod``). Columns for the added pods' host
+        ports and resources are added first (:meth:`widened_for`), so none goes unrecorded.
+        Costs a copy of the pod columns."""
         removed = set(removed)
         added = [(attrs.evolve(pod, node_name=self.node_names[node]), node)
                  for pod, node in added]
-        keep = np.ones(len(self.pods), dtype=np.bool_)
+        state = self.widened_for([pod for pod, _ in added])
+        keep = np.ones(len(state.pods), dtype=np.bool_)
         keep[list(removed)] = False
-        pods = [p for p, k in zip(self.pods, keep) if k] + [p for p, _ in added]
-        pod_node = np.concatenate([self.pod_node[keep],
+        pods = [p for p, k in zip(state.pods, keep) if k] + [p for p, _ in added]
+        pod_node = np.concatenate([state.pod_node[keep],
                                    np.array([n for _, n in added], dtype=np.int64)])
-        requested, nonzero = self.requested.copy(), self.nonzero_requested.copy()
-        port_count = self.port_count.copy()
-        columns = {name: j for j, name in enumerate(self.resource_names)}
-        changes = [(self.pods[row], int(self.pod_node[row]), -1) for row in removed]
+        requested, nonzero = state.requested.copy(), state.nonzero_requested.copy()
+        port_count = state.port_count.copy()
+        columns = {name: j for j, name in enumerate(state.resource_names)}
+        changes = [(state.pods[row], int(state.pod_node[row]), -1) for row in removed]
         for sign_pod, node, sign in changes + [(p, n, 1) for p, n in added]:
             requests = pod_requests(sign_pod)
             for name, amount in requests.items():
@@ -301,12 +354,114 @@ class ClusterState:
             requested[node, columns[PODS]] += sign
             nonzero[node] += [sign * v for v in node_info_non_zero(sign_pod, requests)]
             for port in set(host_ports(sign_pod)):
-                if port in self.port_keys:
-                    port_count[node, self.port_keys.index(port)] += sign
+                port_count[node, state.port_keys.index(port)] += sign
+        _readonly(pod_node, requested, nonzero, port_count)
         return attrs.evolve(
-            self, pods=tuple(pods), pod_node=pod_node, requested=requested,
+            state, pods=tuple(pods), pod_node=pod_node, requested=requested,
             nonzero_requested=nonzero, port_count=port_count, match_cache={},
             affinity_pods=tuple(i for i, p in enumerate(pods) if p.has_pod_affinity))
+
+    def bind(self, pods: Iterable[Pod | tuple[Pod, str]] | tuple[Pod, str]) -> ClusterState:
+        """A new state with ``pods`` bound: each a pod with ``spec.nodeName`` set, or a
+        ``(pod, node name)`` pair (a pod as :func:`ksched.inputs.as_pod` takes it); the same
+        columns and pod order ``schedule_batch``'s ``result.state`` has after placing them.
+
+        Refused (``InvalidObjectError``): an unknown node, a pod without a node, a pod whose
+        ``spec.nodeName`` names another node than its pair, a pod already bound here or twice
+        in ``pods``, a terminal or terminating pod. ``self`` is not changed.
+
+        Examples
+        --------
+        >>> from ksched import Container, Node, Pod
+        >>> state = ClusterState.from_records([Node("n1", allocatable={"cpu": 1000})])
+        >>> web = Pod("web", containers=[Container("c", requests={"cpu": 300})])
+        >>> state = state.bind([(web, "n1")])
+        >>> [p.key for p in state.pods], int(state.requested[0, 0])
+        (['default/web'], 300)
+        """
+        added = [self._binding(item, i) for i, item in enumerate(_bindings(pods))]
+        check_unique([pod for pod, _ in added])
+        running = self.pod_rows()
+        for pod, node in added:
+            row = running.get((pod.namespace, pod.name))
+            if row is not None:
+                on = self.node_names[int(self.pod_node[row])]
+                raise InvalidObjectError(f"pod {pod.key}", "", (
+                    f"pod {pod.name} is already assigned to node {go_quote(on)}"))
+        return self.with_pods(added=added)
+
+    def unbind(self, keys: Iterable[str | Pod] | str | Pod) -> ClusterState:
+        """A new state without the bound pods ``keys`` (``namespace/name`` strings, or pods),
+        their resources and host ports freed as ``NodeInfo.RemovePod`` frees them. An unknown
+        key, or one given twice, is refused. ``self`` is not changed."""
+        keys = [keys] if isinstance(keys, str | Pod) else keys
+        if not isinstance(keys, Iterable):
+            raise ArgumentError(f"keys: expected pod keys (namespace/name) or pods, got "
+                                f"{type(keys).__name__}")
+        rows, wanted = self.pod_rows(), {}
+        for i, key in enumerate(keys):
+            if isinstance(key, Pod):
+                key = key.key
+            if not isinstance(key, str):
+                raise ArgumentError(f"keys[{i}]: expected a pod key (namespace/name) or a "
+                                    f"Pod, got {type(key).__name__}")
+            namespace, _, name = key.rpartition("/")
+            row = rows.get((namespace or "default", name))
+            if row is None:
+                raise InvalidObjectError(f"pod {namespace or 'default'}/{name}", "",
+                                         f'pods "{name}" not found')
+            if row in wanted:
+                raise InvalidObjectError(f"pod {namespace or 'default'}/{name}", "metadata.name",
+                                         f"Duplicate value: {go_quote(name)}")
+            wanted[row] = None
+        return self.with_pods(removed=wanted) if wanted else self
+
+    def pod_rows(self) -> Mapping[tuple[str, str], int]:
+        """``(namespace, name)`` -> row in :attr:`pods` of every bound pod (kept per state)."""
+        found = _POD_ROWS.get(self)
+        if found is None:
+            specs = pod_specs(self.pods, 0, len(self.pods))
+            found = _POD_ROWS[self] = {(p.namespace, p.name): row
+                                       for row, p in enumerate(specs)}
+        return found
+
+    def _binding(self, item: Any, index: int) -> tuple[Pod, int]:
+        """One ``bind`` item as (pod, node row), checked."""
+        from ksched.inputs import as_pod
+
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+            pod, node_name = as_pod(item[0], f"pods[{index}][0]"), item[1]
+            if pod.node_name and pod.node_name != node_name:
+                raise InvalidObjectError(f"pod {pod.key}", "", (
+                    f"pod {pod.name} is already assigned to node {go_quote(pod.node_name)}"))
+        else:
+            pod = as_pod(item, f"pods[{index}]")
+            node_name = pod.node_name
+            if not node_name:
+                raise InvalidObjectError(f"pod {pod.key}", "spec.nodeName", (
+                    "Required value: a pod to bind needs spec.nodeName or a (pod, node name) "
+                    "pair"))
+        if pod.deleting:
+            raise InvalidObjectError(f"pod {pod.key}", "", (
+                f"pod {pod.name} is being deleted, cannot be assigned to a host"))
+        if pod.terminal:
+            raise InvalidObjectError(f"pod {pod.key}", "status.phase", (
+                f"a {pod.phase} pod holds no node and cannot be bound"))
+        if node_name not in self.node_index:
+            raise InvalidObjectError(f"pod {pod.key}", "spec.nodeName",
+                                     f'node "{node_name}" not found')
+        return pod, int(self.node_index[node_name])
+
+    def widened_for(self, pods: Iterable[Pod]) -> ClusterState:
+        """:meth:`widened` with the resources and host ports ``pods`` use (the columns a
+        state needs before they are bound to it)."""
+        pods = list(pods)
+        if not pods:
+            return self
+        resources = {name for pod in pods for c in pod.containers + pod.init_containers
+                     for name in c.requests} | {name for pod in pods for name in pod.overhead}
+        ports = {p for pod in pods for p in host_ports(pod)}
+        return self.widened(resources=sorted(resources), ports=sorted(ports))
 
     # ------------------------------------------------------------------ construction
 
@@ -319,7 +474,8 @@ class ClusterState:
         """Build the columns from node and pod records.
 
         Pods without ``nodeName`` and terminal pods are left out; a pod naming a node that is not
-        in ``nodes`` is an error, as is a duplicate node name.
+        in ``nodes`` is an error, as are a duplicate node name and two bound pods with one
+        namespace/name.
         """
         node_index: dict[str, int] = {}
         for i, node in enumerate(nodes):
@@ -327,11 +483,7 @@ class ClusterState:
                 raise InvalidObjectError(f"node {node.name}", "metadata.name",
                                          "duplicate node name")
             node_index[node.name] = i
-        bound = [p for p in pods if p.node_name and not p.terminal]
-        for p in bound:
-            if p.node_name not in node_index:
-                raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
-                                         f'node "{p.node_name}" not found')
+        bound = _bound_pods(pods, node_index)
         resource_names = _resource_names(nodes, bound, extra_resources)
         vocab = Vocab()
         state = dict(
@@ -399,11 +551,7 @@ class ClusterState:
                                   for t, _ in templates], dtype=np.int64)
         order = interleave_zones(template_zone[rows])
         node_index = NameIndex(names)
-        bound = [p for p in pods if p.node_name and not p.terminal]
-        for p in bound:
-            if p.node_name not in node_index:
-                raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
-                                         f'node "{p.node_name}" not found')
+        bound = _bound_pods(pods, node_index)
         state = dict(
             nodes=NodeTable([t for t, _ in templates], rows, names), node_names=names,
             pods=tuple(bound), namespaces=FrozenDict(namespaces or {}), vocab=vocab,
@@ -600,5 +748,5 @@ def _port_columns(num_nodes: int, pods: Sequence[Pod], node_index: Mapping[str, 
     return dict(port_keys=tuple(keys), port_count=count)
 
 
-__all__ = ["ClusterState", "Vocab", "host_ports", "node_tree_order", "zone_key", "parse_go_int",
-           "ABSENT", "UNKNOWN", "CPU", "MEMORY", "EPHEMERAL_STORAGE", "PODS"]
+__all__ = ["ClusterState", "Vocab", "check_unique", "host_ports", "node_tree_order", "zone_key",
+           "parse_go_int", "ABSENT", "UNKNOWN", "CPU", "MEMORY", "EPHEMERAL_STORAGE", "PODS"]

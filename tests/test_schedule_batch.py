@@ -181,8 +181,11 @@ def test_random_tie_break_is_seeded() -> None:
 
 def test_unknown_tie_break() -> None:
     cluster = ClusterState.from_records([node("a")])
-    with pytest.raises(ValueError, match="tie_break must be one of round-robin, random"):
+    with pytest.raises(ksched.KschedError) as info:
         schedule(cluster, [pod("x")], tie_break="first")
+    assert str(info.value) == (
+        'tie_break: Unsupported value: "first": supported values: "round-robin", "random"')
+    assert isinstance(info.value, ValueError)
 
 
 # --------------------------------------------------------------------------- diagnoses
@@ -563,3 +566,30 @@ def test_pods_go_to_the_profile_they_name_and_others_are_reported() -> None:
         assert [p.node for p in result.placements] == ["b", "a", None]
         assert result.placements[2].reason == (
             'no scheduler profile named "other": the pod is not scheduled')
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def test_pods_and_clusters_as_kubernetes_dicts() -> None:
+    """Wire-format dicts are pods as records are (once an ``AttributeError``)."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+              "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+             for name, cpu in [("a", "1"), ("b", "4")]]
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {
+                    "cpu": "1500m"}}}]}}
+    result = schedule(ksched.load_cluster(nodes), [manifest])
+    assert nodes_of(result) == ["b"]
+    assert result.placements[0].pod == Pod.from_manifest(manifest)
+    assert nodes_of(schedule_batch(nodes, manifest)) == ["b"]
+
+
+def test_a_bound_result_schedules_like_the_batch_went_on() -> None:
+    """``ClusterState.bind`` of a batch's placements is its result state: the next pods see
+    the same cluster either way."""
+    cluster = ClusterState.from_records([node("a"), node("b"), node("c")])
+    first = schedule(cluster, [pod(f"p{i}", 700, GI) for i in range(5)])
+    bound = cluster.bind([(p.pod, p.node) for p in first.placements])
+    more = [pod(f"q{i}", 900, GI) for i in range(4)]
+    assert nodes_of(schedule(bound, more)) == nodes_of(schedule(first.state, more))

@@ -126,3 +126,137 @@ def test_node_classes_group_nodes_that_differ_only_by_name_and_hostname() -> Non
     state = ClusterState.from_records(nodes)
     assert state.node_class.tolist() == [0, 0, 1, 2, 0]
     assert state.class_nodes.tolist() == [0, 2, 3]
+
+
+# --------------------------------------------------------------------------- binding
+
+
+def _node(name: str, zone: str = "z1") -> Node:
+    return Node(name, labels={"topology.kubernetes.io/zone": zone},
+                allocatable={"cpu": 4000, "memory": 8 << 30, "pods": 110,
+                             "example.com/fpga": 2})
+
+
+def _pod(name: str, cpu: int = 500, host_port: int = 0, fpga: int = 0, **kw) -> Pod:
+    requests = {"cpu": cpu, "memory": 1 << 30} | ({"example.com/fpga": fpga} if fpga else {})
+    ports = [ContainerPort(80, host_port=host_port)] if host_port else []
+    return Pod(name, containers=[Container("c", requests=requests, ports=ports)], **kw)
+
+
+def _same_columns(a: ClusterState, b: ClusterState) -> None:
+    assert a.resource_names == b.resource_names and a.port_keys == b.port_keys
+    assert [p.key for p in a.pods] == [p.key for p in b.pods]
+    assert list(a.pods) == list(b.pods)
+    assert a.affinity_pods == b.affinity_pods
+    for column in ("pod_node", "requested", "nonzero_requested", "port_count", "allocatable"):
+        assert np.array_equal(getattr(a, column), getattr(b, column)), column
+
+
+def test_with_pods_records_host_ports_the_cluster_had_no_column_for() -> None:
+    """The nominated-pods pass adds pods to a copy of the cluster: a host port no bound pod
+    used before must be counted, or the next pod asking for it is judged to fit."""
+    import ksched
+    from ksched.framework.runtime import Framework
+    from ksched.profile import default_profile
+
+    state = ClusterState.from_records([_node("a"), _node("b")])
+    assert state.port_keys == ()
+    added = state.with_pods(added=[(_pod("first", host_port=8080), 0)])
+    assert added.port_keys == (("0.0.0.0", "TCP", 8080),)
+    assert added.port_count.tolist() == [[1], [0]]
+    second = _pod("second", host_port=8080)
+    status = Framework(default_profile()).filter_node(added, second, 0)
+    assert (status.plugin, status.reasons) == (
+        "NodePorts", ("node(s) didn't have free ports for the requested pod ports",))
+    assert ksched.schedule_batch(added, [second]).placements[0].node == "b"
+    # Removing it frees the port again; the arrays are read-only, the input unchanged.
+    removed = added.with_pods(removed=[0])
+    assert removed.port_count.tolist() == [[0], [0]]
+    assert not added.port_count.flags.writeable and state.port_keys == ()
+
+
+def test_bind_agrees_with_schedule_batchs_result_state() -> None:
+    import ksched
+
+    cluster = ClusterState.from_records([_node("a"), _node("b", "z2"), _node("c")],
+                                        [_pod("old", node_name="a")])
+    pods = [_pod("web", 1000, host_port=8080), _pod("gpu", fpga=1), _pod("web-2", host_port=8080),
+            _pod("sidecar", 200)]
+    result = ksched.schedule_batch(cluster, pods)
+    assert all(p.scheduled for p in result.placements)
+    pairs = [(p.pod, p.node) for p in result.placements]
+    _same_columns(cluster.bind(pairs), result.state)
+    # Pods carrying their node, and the one-pair form, give the same state.
+    bound = [attrs_evolve(p.pod, node_name=p.node) for p in result.placements]
+    _same_columns(cluster.bind(bound), result.state)
+    one = cluster.bind(pairs[0])
+    assert [p.key for p in one.pods] == ["default/old", "default/web"]
+    # What is bound is scheduled around: the next pod asking for 8080 avoids both nodes.
+    after = cluster.bind(pairs)
+    last = ksched.schedule_batch(after, [_pod("web-3", host_port=8080)]).placements[0]
+    assert last.node not in {p.node for p in result.placements if p.pod.name.startswith("web")}
+
+
+def attrs_evolve(pod: Pod, **changes) -> Pod:
+    import attrs
+
+    return attrs.evolve(pod, **changes)
+
+
+def test_unbind_gives_back_what_bind_took() -> None:
+    cluster = ClusterState.from_records([_node("a"), _node("b")],
+                                        [_pod("old", 700, host_port=9000, node_name="b")])
+    bound = cluster.bind([(_pod("x", 300, host_port=8080), "a"), (_pod("y", fpga=2), "b")])
+    back = bound.unbind(["default/x", "default/y"])
+    assert [p.key for p in back.pods] == ["default/old"]
+    columns = [back.resource_names.index(r) for r in cluster.resource_names]
+    assert np.array_equal(back.requested[:, columns], cluster.requested)
+    assert np.array_equal(back.nonzero_requested, cluster.nonzero_requested)
+    assert back.port_count[:, back.port_keys.index(("0.0.0.0", "TCP", 8080))].tolist() == [0, 0]
+    assert back.port_count[:, back.port_keys.index(("0.0.0.0", "TCP", 9000))].tolist() == [0, 1]
+    # By key, by pod, one or many; the states before are unchanged.
+    assert [p.key for p in bound.unbind(_pod("x")).pods] == ["default/old", "default/y"]
+    assert [p.key for p in cluster.unbind("old").pods] == []
+    assert [p.key for p in bound.pods] == ["default/old", "default/x", "default/y"]
+    assert cluster.unbind([]) is cluster
+    for array in (back.requested, back.pod_node, back.port_count):
+        assert not array.flags.writeable
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda s: s.bind([(_pod("x"), "nowhere")]),
+     'pod default/x: spec.nodeName: node "nowhere" not found'),
+    (lambda s: s.bind([_pod("x")]),
+     "pod default/x: spec.nodeName: Required value: a pod to bind needs spec.nodeName"),
+    (lambda s: s.bind([(_pod("old"), "a")]),
+     'pod default/old: pod old is already assigned to node "b"'),
+    (lambda s: s.bind([(_pod("x"), "a"), (_pod("x"), "b")]),
+     'pod default/x: metadata.name: Duplicate value: "x"'),
+    (lambda s: s.bind([(_pod("x", node_name="b"), "a")]),
+     'pod default/x: pod x is already assigned to node "b"'),
+    (lambda s: s.bind([(_pod("x", deleting=True), "a")]),
+     "pod default/x: pod x is being deleted, cannot be assigned to a host"),
+    (lambda s: s.bind([(_pod("x", phase="Succeeded"), "a")]),
+     "pod default/x: status.phase: a Succeeded pod holds no node and cannot be bound"),
+    (lambda s: s.unbind(["default/nobody"]), 'pod default/nobody: pods "nobody" not found'),
+    (lambda s: s.unbind(["other/old"]), 'pod other/old: pods "old" not found'),
+    (lambda s: s.unbind(["old", "default/old"]),
+     'pod default/old: metadata.name: Duplicate value: "old"'),
+])
+def test_bind_and_unbind_refuse_clearly(call, message: str) -> None:
+    from ksched.errors import InvalidObjectError
+
+    state = ClusterState.from_records([_node("a"), _node("b")], [_pod("old", node_name="b")])
+    with pytest.raises(InvalidObjectError) as info:
+        call(state)
+    assert str(info.value).startswith(message)
+    assert [p.key for p in state.pods] == ["default/old"]
+
+
+def test_bind_on_a_templated_fleet() -> None:
+    fleet = ClusterState.from_node_templates([(_node("m"), 3)])
+    bound = fleet.bind([(_pod("web", 3000), "m-1")])
+    assert bound.requested[:, 0].tolist() == [0, 3000, 0]
+    assert [p.node_name for p in bound.pods] == ["m-1"]
+    assert bound.unbind("web").requested[:, 0].tolist() == [0, 0, 0]
+    assert fleet.requested[:, 0].tolist() == [0, 0, 0]
