@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 import statistics
 import time
 from collections.abc import Callable
@@ -11,6 +13,7 @@ import attrs
 import numpy as np
 
 from ksched.engine import schedule_batch
+from ksched.errors import ArgumentError
 from ksched.workloads import WORKLOADS, Workload
 
 
@@ -55,6 +58,11 @@ def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
             progress: Callable[[str], None] | None = None, profile: Any = None) -> Measurement:
     """Build the workload, warm the kernels up on a small slice, then time ``rounds`` runs
     (with ``profile``: a Profile or a configuration, as ``schedule_batch`` takes)."""
+    if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
+        raise ArgumentError(f"measure: rounds: must be an integer >= 1, got {rounds!r}")
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
+            or not 0 < scale < math.inf:
+        raise ArgumentError(f"measure: scale: must be a finite number > 0, got {scale!r}")
     say = progress or (lambda _: None)
     started = time.perf_counter()
     cluster, pods = workload.make(scale)
@@ -77,9 +85,12 @@ def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
 
 
 def workloads(names: list[str] | None) -> list[Workload]:
+    """The workloads whose name contains one of ``names`` (all of them for none); a name
+    that matches no workload is refused, listing the known ones."""
     if not names:
         return list(WORKLOADS.values())
-    chosen = [w for w in WORKLOADS.values() if any(n in w.name for n in names)]
-    if not chosen:
-        raise KeyError(f"no workload matches {names}; known: {', '.join(WORKLOADS)}")
-    return chosen
+    for name in names:
+        if not any(name in w for w in WORKLOADS):
+            raise ArgumentError(f"workload: no workload's name contains {name!r}; known: "
+                                f"{', '.join(WORKLOADS)}")
+    return [w for w in WORKLOADS.values() if any(n in w.name for n in names)]

@@ -1,23 +1,224 @@
-"""The ``ksched`` command line."""
+"""The ``ksched`` command line.
+
+Every error is one line on standard error, ``ksched: ...``, with exit status 2: usage errors
+(argparse's included), bad option values, missing or unreadable files, invalid objects.
+Standard input (``-``) is read once. Output files are written only once the command has
+succeeded, each through a temporary file renamed over the target.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import math
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import attrs
 
-from ksched.errors import KschedError
+from ksched.errors import InvalidObjectError, KschedError
+
+#: The arguments that name standard input.
+STDIN = "-"
+#: ``ksched simulate day-of-churn``: the generated day's length, and its run's default
+#: ``--until`` (the run stops at the end of the day, pods still running).
+DAY = 86_400.0
+#: Upper bounds for sizes (beyond them a run would only exhaust memory).
+MAX_NODES, MAX_PODS, MAX_SCALE = 1_000_000, 10_000_000, 100.0
+
+
+class UsageError(KschedError):
+    """A bad command line: an unknown option, a bad value, a path that cannot be used."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        """argparse prints the usage and the message on two lines; ours is one line."""
+        raise UsageError(message)
+
+
+# ---------------------------------------------------------------------------- option values
+
+
+def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ``[low, high]``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            bound = f"from {low} to {high:,}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"must be an integer {bound}, got {text!r}")
+        return value
+    return parse
+
+
+def _number(low: float, *, above: bool = False, high: float | None = None
+            ) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number ``>= low`` (``> low`` with ``above``) and
+    ``<= high``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < low or (above and value == low) \
+                or (high is not None and value > high):
+            bound = f"{'>' if above else '>='} {low:g}" + (f" and <= {high:g}" if high else "")
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {text!r}")
+        return value
+    return parse
+
+
+_SEED = _integer(0)
+_PERCENTAGE = _integer(0, 100)
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+class _Inputs:
+    """The command's input sources, each read once; standard input (``-``) at most once."""
+
+    def __init__(self) -> None:
+        self._objects: dict[str, Any] = {}
+        self._stdin_used = False
+
+    def stdin_text(self) -> str:
+        if self._stdin_used:
+            raise UsageError("standard input (-) can be read only once; name a file instead")
+        self._stdin_used = True
+        return sys.stdin.read()
+
+    def objects(self, source: str) -> Any:
+        """``ksched.io.read_objects`` of a file, a folder or ``-``; refused when it holds no
+        Kubernetes objects ksched reads."""
+        if source not in self._objects:
+            self._objects[source] = objects = self._read(source)
+            if not any(attrs.astuple(objects, recurse=False)):
+                raise UsageError(f"{_named(source)}: no Nodes, Pods, PriorityClasses, "
+                                 "PodDisruptionBudgets, Namespaces or workloads found")
+        return self._objects[source]
+
+    def _read(self, source: str) -> Any:
+        from ksched.io import read_objects
+
+        if source != STDIN:
+            return read_objects(source)
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        try:
+            documents = list(yaml.load_all(self.stdin_text(), Loader=loader))
+        except yaml.YAMLError as exc:
+            raise InvalidObjectError("standard input", "", f"cannot parse: {exc}") from None
+        except RecursionError:
+            raise InvalidObjectError("standard input", "", "cannot parse: nested too "
+                                                           "deeply") from None
+        objects = [o for d in documents if d is not None
+                   for o in (d if isinstance(d, list) else [d])]
+        for obj in objects:  # (a string would be taken for a path)
+            if not isinstance(obj, Mapping):
+                raise InvalidObjectError("standard input", "", f"expected Kubernetes objects, "
+                                                               f"got {type(obj).__name__}")
+        return read_objects(objects)
+
+    def events(self, source: str) -> list[Any]:
+        from ksched.timeline import load_events, parse_events
+
+        if source == STDIN:
+            return parse_events(self.stdin_text(), "timeline on standard input")
+        return load_events(source)
+
+
+def _named(source: str) -> str:
+    return "standard input" if source == STDIN else source
+
+
+def _configuration(args: argparse.Namespace) -> Any:
+    """The ``--config`` file's configuration, or ``None`` (the default profile)."""
+    if not getattr(args, "config", None):
+        return None
+    from ksched.config import load_config
+
+    try:
+        return load_config(args.config)
+    except KschedError as exc:
+        if isinstance(exc, UsageError):
+            raise
+        raise UsageError(f"--config {args.config}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------- outputs
+
+
+def _check_output(path: str | None, option: str) -> None:
+    """Refuse, before any work, an output path that cannot be written."""
+    if path in (None, STDIN):
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{option} {path}: is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: no such directory: {folder}")
+    if target.exists() and not target.is_file():
+        return  # /dev/null, a FIFO: written straight to
+    try:  # what the final write will do: a temporary file beside the target
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {folder}: "
+                         f"{(exc.strerror or str(exc)).lower()}") from None
+    os.close(fd)
+    os.unlink(temporary)
+
+
+@contextlib.contextmanager
+def _written(path: str | None) -> Iterator[Any]:
+    """A text file for ``path`` (standard output for ``None`` / ``-``). A regular file is
+    written to a temporary file beside it, renamed over it only when the block succeeds."""
+    if path in (None, STDIN):
+        yield sys.stdout
+        return
+    target = Path(path)
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write straight to it
+        with open(target, "w", encoding="utf-8") as out:
+            yield out
+        return
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                     suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            yield out
+        os.chmod(temporary, target.stat().st_mode & 0o7777 if target.exists()
+                 else 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# ---------------------------------------------------------------------------- commands
 
 
 def _conformance(args: argparse.Namespace) -> int:
     from ksched import conformance
 
+    conformance.trace_files(args.paths)  # every path checked before the first case runs
     results = []
     for result in conformance.run(args.paths):
         results.append(result)
@@ -29,21 +230,15 @@ def _conformance(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _configuration(args: argparse.Namespace):
-    """The ``--config`` file's configuration, or ``None`` (the default profile)."""
-    if not getattr(args, "config", None):
-        return None
-    from ksched.config import load_config
-
-    return load_config(args.config)
-
-
 def _schedule(args: argparse.Namespace) -> int:
     import ksched
 
     config = _configuration(args)
-    cluster = ksched.load_cluster(args.cluster)
-    pods = ksched.load_pods(args.pods if args.pods else args.cluster)
+    inputs = _Inputs()
+    cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
+    pods = inputs.objects(args.pods or args.cluster).pending_pods
+    if args.pods and args.pods != args.cluster and not pods:
+        raise UsageError(f"{_named(args.pods)}: no pending pods (pods without spec.nodeName)")
     started = time.perf_counter()
     result = ksched.schedule_batch(cluster, pods, profile=config,
                                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
@@ -64,15 +259,16 @@ def _explain(args: argparse.Namespace) -> int:
     import ksched
 
     config = _configuration(args)
-    cluster = ksched.load_cluster(args.cluster)
-    pods = [p for p in ksched.load_pods(args.pod) if not args.name or p.name == args.name]
+    inputs = _Inputs()
+    cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
+    pods = [p for p in inputs.objects(args.pod).pending_pods
+            if not args.name or p.name == args.name]
     if not pods:
-        print("ksched: no pending pod found", file=sys.stderr)
-        return 2
+        named = f' named "{args.name}"' if args.name else ""
+        raise UsageError(f"no pending pod{named} in {_named(args.pod)}")
     profile = config.profile_for(pods[0].scheduler_name) if config is not None else None
     if config is not None and profile is None:
-        print(f'ksched: no scheduler profile named "{pods[0].scheduler_name}"', file=sys.stderr)
-        return 2
+        raise UsageError(f'no scheduler profile named "{pods[0].scheduler_name}"')
     print(json.dumps(ksched.explain(cluster, pods[0], profile=profile).to_dict(), indent=1,
                      default=list))
     return 0
@@ -80,51 +276,49 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     import ksched
-    from ksched.io import read_objects
     from ksched.simulator import Simulator
-    from ksched.timeline import arrivals_at_once, day_of_churn, load_events
+    from ksched.timeline import arrivals_at_once, day_of_churn
 
+    for path, option in ((args.log, "--log"), (args.summary, "--summary"),
+                         (args.samples, "--samples")):
+        _check_output(path, option)
     config = _configuration(args)
-    pdbs, replicas, classes = (), {}, ()
+    inputs = _Inputs()
+    pdbs, replicas, classes, until = (), {}, (), args.until
     if args.cluster == "day-of-churn":
-        cluster, events = day_of_churn(args.nodes, args.arrivals, seed=args.seed or 0)
+        if args.events:
+            raise UsageError("--events: day-of-churn generates its own timeline")
+        cluster, events = day_of_churn(args.nodes or 5000, args.arrivals or 100_000,
+                                       seconds=DAY, seed=args.seed)
+        until = DAY if until is None else until
     else:
-        objects = read_objects(args.cluster)
+        if args.nodes is not None or args.arrivals is not None:
+            raise UsageError("--nodes and --arrivals apply only to day-of-churn")
+        objects = inputs.objects(args.cluster)
         cluster = ksched.cluster_from_objects(objects)
         pdbs, classes = objects.pod_disruption_budgets, objects.priority_classes
         replicas = {(w.namespace, w.kind, w.name): w.replicas for w in objects.workloads
                     if w.replicas is not None}
-        events = (load_events(args.events) if args.events
+        events = (inputs.events(args.events) if args.events
                   else arrivals_at_once(objects.pending_pods))
     simulator = Simulator(cluster, profile=config, pdbs=pdbs, replicas=replicas,
                           priority_classes=classes,
                           seed=args.seed, tie_break=args.tie_break,
                           sample_every=args.sample_every)
-    result = simulator.run(events, until=args.until)
-    with _output(args.log) as out:
-        for record in result.event_log():
-            out.write(json.dumps(record) + "\n")
+    result = simulator.run(events, until=until)
+    summary = json.dumps(result.summary(), indent=1) + "\n"
+    outputs = [(args.log, (json.dumps(r) + "\n" for r in result.event_log()))]
     if args.samples:
-        with open(args.samples, "w", encoding="utf-8") as out:
-            for sample in result.samples:
-                out.write(json.dumps(attrs.asdict(sample)) + "\n")
-    summary = json.dumps(result.summary(), indent=1)
+        outputs.append((args.samples, (json.dumps(attrs.asdict(s)) + "\n"
+                                       for s in result.samples)))
     if args.summary:
-        with open(args.summary, "w", encoding="utf-8") as out:
-            out.write(summary + "\n")
-    else:
-        print(summary, file=sys.stderr)
+        outputs.append((args.summary, [summary]))
+    for path, lines in sorted(outputs, key=lambda o: o[0] in (None, STDIN)):  # files first
+        with _written(path) as out:
+            out.writelines(lines)
+    if not args.summary:
+        sys.stderr.write(summary)
     return 0
-
-
-@contextlib.contextmanager
-def _output(path: str | None):
-    """An open text file for ``path``, or standard output for ``None`` / ``-``."""
-    if path in (None, "-"):
-        yield sys.stdout
-        return
-    with open(path, "w", encoding="utf-8") as out:
-        yield out
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -138,10 +332,11 @@ def _demo(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from ksched import bench
 
+    chosen = bench.workloads(args.workload)
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.json else None
     config = _configuration(args)
     results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say, profile=config)
-               for w in bench.workloads(args.workload)]
+               for w in chosen]
     if args.json:
         print(json.dumps({"version": "v1", "dataItems": [r.data_item() for r in results]},
                          indent=1))
@@ -153,10 +348,15 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- the parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ksched", description=(
+    parser = _Parser(prog="ksched", description=(
         "What kube-scheduler v1.35 would do with your pods, fast."))
     sub = parser.add_subparsers(dest="command", required=True)
+    config_help = "a KubeSchedulerConfiguration file (YAML or JSON)"
+    source_help = "JSON/YAML file, folder of them, or - for standard input"
 
     p = sub.add_parser("conformance", help="replay recorded kube-scheduler traces")
     p.add_argument("paths", nargs="+", help="trace files or folders of *.json.gz traces")
@@ -165,72 +365,92 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_conformance)
 
     p = sub.add_parser("schedule", help="schedule pending pods onto a cluster snapshot")
-    p.add_argument("cluster", help="nodes and running pods (JSON/YAML file or folder)")
+    p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
     p.add_argument("pods", nargs="?", help="pending pods (default: the cluster's unbound pods)")
-    p.add_argument("--percentage-of-nodes-to-score", type=int, default=None)
+    p.add_argument("--percentage-of-nodes-to-score", type=_PERCENTAGE, default=None,
+                   help="0-100 (0: adaptive; default: the configuration's)")
     p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=_SEED, default=None, help="random tie-break seed (>= 0)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.add_argument("--config", help=config_help)
     p.set_defaults(func=_schedule)
 
     p = sub.add_parser("explain", help="every plugin's verdict and score for one pod")
-    p.add_argument("cluster")
+    p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
     p.add_argument("pod", help="file with the pending pod")
     p.add_argument("--name", help="the pod's name, when the file holds several")
-    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.add_argument("--config", help=config_help)
     p.set_defaults(func=_explain)
 
     p = sub.add_parser("bench", help="scheduler_perf-shaped throughput benchmarks")
     p.add_argument("--workload", action="append",
                    help="run the workloads whose name contains this (repeatable)")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--scale", type=float, default=1.0, help="shrink every workload (smoke runs)")
+    p.add_argument("--rounds", type=_integer(1, 1000), default=3)
+    p.add_argument("--scale", type=_number(0.0, above=True, high=MAX_SCALE), default=1.0,
+                   help="shrink every workload (smoke runs)")
     p.add_argument("--json", action="store_true",
                    help="print upstream scheduler_perf's dataItems shape")
-    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.add_argument("--config", help=config_help)
     p.set_defaults(func=_bench)
 
     p = sub.add_parser("simulate", help="run the scheduler over a timeline of cluster events")
-    p.add_argument("cluster", help="nodes, running pods, PriorityClasses, PDBs (file or folder), "
-                                   "or 'day-of-churn' for a generated day")
-    p.add_argument("--events", help="timeline: JSON lines / JSON / YAML list of events "
+    p.add_argument("cluster", help="nodes, running pods, PriorityClasses, PDBs (file, folder or "
+                                   "-), or 'day-of-churn' for a generated day")
+    p.add_argument("--events", help="timeline: JSON lines / JSON / YAML list of events, or - "
                                     "(default: the cluster's pending pods, created at time 0)")
-    p.add_argument("--until", type=float, default=None, help="stop at this virtual second")
+    p.add_argument("--until", type=_number(0.0), default=None,
+                   help="stop at this virtual second (day-of-churn: 86400, the day's end)")
     p.add_argument("--log", help="write the event log (JSON lines) here (default: stdout)")
     p.add_argument("--summary", help="write the summary (JSON) here (default: stderr)")
     p.add_argument("--samples", help="write queue lengths and utilisation over time here")
-    p.add_argument("--sample-every", type=float, default=60.0, help="virtual seconds")
+    p.add_argument("--sample-every", type=_number(0.0, above=True), default=60.0,
+                   help="virtual seconds (> 0)")
     p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--nodes", type=int, default=5000, help="day-of-churn: nodes")
-    p.add_argument("--arrivals", type=int, default=100_000, help="day-of-churn: pods")
-    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.add_argument("--seed", type=_SEED, default=0)
+    p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=None,
+                   help="day-of-churn: nodes (default 5000)")
+    p.add_argument("--arrivals", type=_integer(1, MAX_PODS), default=None,
+                   help="day-of-churn: pods (default 100000)")
+    p.add_argument("--config", help=config_help)
     p.set_defaults(func=_simulate)
 
     p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")
-    p.add_argument("--nodes", type=int, default=5000)
-    p.add_argument("--running", type=int, default=1000)
-    p.add_argument("--pending", type=int, default=10000)
-    p.add_argument("--config", help="a KubeSchedulerConfiguration file (YAML or JSON)")
+    p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=5000)
+    p.add_argument("--running", type=_integer(0, MAX_PODS), default=1000)
+    p.add_argument("--pending", type=_integer(1, MAX_PODS), default=10000)
+    p.add_argument("--config", help=config_help)
     p.set_defaults(func=_demo)
     return parser
 
 
+def _one_line(message: str) -> str:
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def _os_error(exc: OSError) -> str:
+    """``PATH: no such file or directory``, ``PATH: is a directory``, ..."""
+    if exc.filename is None:  # raised with its own message (ksched.io's missing paths)
+        return str(exc)
+    return f"{exc.filename}: {(exc.strerror or str(exc)).lower()}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except KschedError as exc:
-        print(f"ksched: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        where = f"{exc.filename}: no such file or directory" if exc.filename else str(exc)
-        print(f"ksched: {where}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader went away (``ksched ... | head``): stop quietly
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps Python's exit flush quiet
-        return 0
+        message = str(exc)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # the reader went away (``ksched ... | head``)
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps Python's exit flush quiet
+            return 0
+        if exc.filename is None and not isinstance(exc, FileNotFoundError):
+            raise  # not about a path the user gave: a bug to see in full
+        message = _os_error(exc)
+    except KeyboardInterrupt:  # Ctrl-C: stop quietly, as a shell expects
+        return 130
+    print(f"ksched: {_one_line(message)}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

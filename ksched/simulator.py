@@ -20,6 +20,8 @@ import contextlib
 import gc
 import heapq
 import itertools
+import math
+import numbers
 import time as wallclock
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -31,9 +33,9 @@ from ksched.api import Node, Pod
 from ksched.constants import CPU, MEMORY
 from ksched.disruption import pdb_status
 from ksched.engine import Assumer, no_profile_reason
+from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.fast import FastPath, supports
 from ksched.fast_preemption import Failure, FastPreemption
-from ksched.io import admit_priorities
 from ksched.framework.interfaces import Cycle, Handle
 from ksched.framework.runtime import (
     Framework,
@@ -42,6 +44,17 @@ from ksched.framework.runtime import (
     SchedulingError,
 )
 from ksched.framework.tiebreak import TieBreaker
+from ksched.inputs import (
+    as_cluster,
+    as_pod,
+    check_flag,
+    check_percentage,
+    check_profile,
+    check_progress,
+    check_seed,
+    check_tie_break,
+)
+from ksched.io import admit_priorities, is_client_model, to_wire
 from ksched.profile import default_profile
 from ksched.queue import QueuedPodInfo, SchedulingQueue
 from ksched.state import ClusterState
@@ -57,6 +70,47 @@ WAITING, REJECTED = "waiting", "rejected"
 ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE = "AssignedPodDelete", "NodeAdd", "NodeUpdate"
 
 
+#: Event kinds by payload: a pod record, a pod key, a node record, a node name.
+POD_KINDS, POD_KEY_KINDS = ("create", "update"), ("delete", "finish")
+NODE_KINDS, NODE_NAME_KINDS = ("node-add",), ("node-remove", "cordon", "uncordon")
+
+
+def _as_pod(value: Any) -> Pod | None:
+    """``Event.pod``: whatever :func:`ksched.inputs.as_pod` takes (``None`` stays ``None``)."""
+    return value if value is None or type(value) is Pod else as_pod(value)
+
+
+def _as_node(value: Any) -> Node | None:
+    """``Event.node``: a Node record, a v1 Node manifest or a kubernetes-client ``V1Node``."""
+    if value is None or isinstance(value, Node):
+        return value
+    if is_client_model(value):
+        value = to_wire(value)
+    if isinstance(value, Mapping):
+        return Node.from_manifest(value)
+    raise InvalidObjectError("event", "node", f"expected a Node or a v1 Node manifest, got "
+                                              f"{type(value).__name__}")
+
+
+def as_seconds(value: Any, obj: str, field: str, *, positive: bool = False,
+               argument: bool = False) -> float:
+    """``value`` as a float of seconds: a finite number >= 0 (> 0 with ``positive``). Refused
+    with an :class:`InvalidObjectError` naming ``obj`` and ``field``, or for a function's
+    ``argument``, an :class:`ArgumentError`."""
+    if type(value) is not float and (isinstance(value, bool)
+                                     or not isinstance(value, numbers.Real)):
+        problem = f"must be a number of seconds, got {value!r}"
+    else:
+        number = float(value)
+        if (number > 0.0 if positive else number >= 0.0) and number != math.inf:
+            return number
+        problem = (f"must be a finite number of seconds {'> 0' if positive else '>= 0'}, "
+                   f"got {value!r}")
+    if argument:
+        raise ArgumentError(f"{obj}: {field}: {problem}")
+    raise InvalidObjectError(obj, field, problem)
+
+
 @attrs.frozen
 class Event:
     """One timeline entry.
@@ -64,16 +118,81 @@ class Event:
     ``create`` takes ``pod`` (and optionally ``duration``: how long it runs once bound, after
     which it finishes and frees its node); ``update`` takes the new ``pod`` of a pending pod
     (removing its scheduling gates, say); ``delete`` (the pod is deleted) and ``finish`` (it
-    completed) take ``name``, a pod key ``namespace/name``; ``node-add`` takes ``node``;
-    ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a node name.
+    completed) take ``name``, a pod key ``namespace/name`` (a bare name is in ``default``);
+    ``node-add`` takes ``node``; ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a
+    node name. ``time`` and ``duration`` are finite seconds >= 0. Pods are anything
+    :func:`ksched.inputs.as_pod` takes (records, v1 Pod manifests, kubernetes-client objects);
+    nodes are records or v1 Node manifests. Any other payload is refused.
     """
 
     time: float
-    kind: str = attrs.field(validator=attrs.validators.in_(EVENT_KINDS))
-    pod: Pod | None = None
-    node: Node | None = None
+    kind: str
+    pod: Pod | None = attrs.field(default=None, converter=_as_pod)
+    node: Node | None = attrs.field(default=None, converter=_as_node)
     name: str = ""
     duration: float | None = None
+
+    def __attrs_post_init__(self) -> None:
+        kind, at = self.kind, self.time
+        wants = _PAYLOAD_OF.get(kind)
+        if wants is None:
+            raise InvalidObjectError("event", "kind", f"must be one of {', '.join(EVENT_KINDS)}"
+                                                      f", got {kind!r}")
+        if type(at) is not float or not 0.0 <= at < math.inf:
+            object.__setattr__(self, "time", as_seconds(at, f"{kind} event", "time"))
+        if wants == "pod":
+            ok = self.pod is not None and self.node is None and not self.name
+        elif wants == "node":
+            ok = self.node is not None and self.pod is None and not self.name
+        else:
+            name = self.name
+            ok = type(name) is str and kind in POD_KEY_KINDS and name.count("/") == 1 \
+                and name[0] != "/" and name[-1] != "/" and self.pod is None and self.node is None
+        runs = self.duration
+        if not ok or (runs is not None and (kind != "create" or type(runs) is not float
+                                            or not 0.0 <= runs < math.inf)):
+            self._check_payload(wants)
+
+    def _check_payload(self, wants: str) -> None:
+        """Refuse a missing or stray payload; default a pod key's namespace; float seconds."""
+        kind = self.kind
+        where = f"{kind} event"
+        if self.duration is not None:
+            if kind != "create":
+                raise InvalidObjectError(where, "duration", "only create events take one")
+            object.__setattr__(self, "duration", as_seconds(self.duration, where, "duration"))
+        for field in ("pod", "node", "name"):
+            given = getattr(self, field)
+            if field != wants and given:
+                raise InvalidObjectError(where, field, f"not taken by {kind} events, which take "
+                                                       f"{wants}")
+            if field == wants and not given:
+                raise InvalidObjectError(where, field, "required: " + _PAYLOADS[field if field
+                                         != "name" or kind in NODE_NAME_KINDS else "key"])
+        if wants == "name":
+            object.__setattr__(self, "name", _name(self.name, where, kind in POD_KEY_KINDS))
+
+
+_PAYLOAD_OF = {kind: "pod" if kind in POD_KINDS else "node" if kind in NODE_KINDS else "name"
+               for kind in EVENT_KINDS}
+_PAYLOADS = {"pod": "a Pod, a v1 Pod manifest or a kubernetes-client V1Pod",
+             "node": "a Node or a v1 Node manifest", "name": "the node's name",
+             "key": "the pod as namespace/name"}
+
+
+def _name(name: Any, where: str, pod_key: bool) -> str:
+    """A node name, or a pod key with the namespace defaulted to ``default``."""
+    if not isinstance(name, str):
+        raise InvalidObjectError(where, "name", f"must be a string, got {type(name).__name__}")
+    if not pod_key:
+        return name
+    parts = name.split("/")
+    if len(parts) == 1:
+        return "default/" + name
+    if len(parts) != 2 or not all(parts):
+        raise InvalidObjectError(where, "name", f"must be a pod as namespace/name, got "
+                                                f"{name!r}")
+    return name
 
 
 @attrs.frozen
@@ -230,6 +349,66 @@ class _Waiting:
         return min(self.deadlines.values(), default=float("inf"))
 
 
+def _finite(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not math.isfinite(value):
+        raise ArgumentError(f"Simulator: {field}: must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _events(events: Iterable[Any]) -> list[Event]:
+    """The timeline as Events: Event records as they are, dicts as a timeline file has them."""
+    if isinstance(events, Event | Mapping | str | bytes) or not isinstance(events, Iterable):
+        raise ArgumentError(f"Simulator.run: events: expected a sequence of events, got "
+                            f"{type(events).__name__}")
+    out = list(events)
+    for i, event in enumerate(out):
+        if type(event) is not Event:
+            if not isinstance(event, Mapping):
+                raise InvalidObjectError(f"event {i}", "", f"expected an Event or a dict, got "
+                                                           f"{type(event).__name__}")
+            from ksched.timeline import event_from_record
+
+            out[i] = event_from_record(event, i)
+    return out
+
+
+def _check_timeline(events: Sequence[Event], cluster: ClusterState) -> None:
+    """Refuse what the API server would refuse for certain, in time order: creating a pod
+    that exists (and cannot have finished), updating or deleting one that was never created
+    or was deleted, adding a node that exists, removing or cordoning one that does not."""
+    #: Pod key -> whether it may be gone by then (it was created with a duration).
+    pods = dict.fromkeys((p.key for p in cluster.pods), False)
+    nodes = set(cluster.node_names)
+    for i in sorted(range(len(events)), key=lambda i: events[i].time):
+        event = events[i]
+        kind = event.kind
+        if kind == "create":
+            pod = event.pod
+            key = pod.key
+            known = pods.get(key)
+            if known is False:
+                raise InvalidObjectError(f"event {i}", "pod",
+                                         f'pods "{pod.name}" already exists (pod {key})')
+            pods[key] = known is not None or event.duration is not None  # gone by then?
+        elif kind in POD_KEY_KINDS or kind == "update":
+            key = event.pod.key if kind == "update" else event.name
+            if key not in pods:
+                raise InvalidObjectError(f"event {i}", "pod" if kind == "update" else "name",
+                                         f'pods "{key.partition("/")[2]}" not found (pod {key})')
+            if kind != "update":
+                del pods[key]
+        elif kind == "node-add":
+            if event.node.name in nodes:
+                raise InvalidObjectError(f"event {i}", "node",
+                                         f'nodes "{event.node.name}" already exists')
+            nodes.add(event.node.name)
+        elif event.name not in nodes:
+            raise InvalidObjectError(f"event {i}", "name", f'nodes "{event.name}" not found')
+        elif kind == "node-remove":
+            nodes.discard(event.name)
+
+
 class Simulator:
     """kube-scheduler's loop over a timeline, on a virtual clock.
 
@@ -253,7 +432,10 @@ class Simulator:
                  seed: int | None = 0, tie_break: str = "round-robin",
                  percentage_of_nodes_to_score: int | None = None, fast_path: bool = True,
                  start_time: float = 0.0, sample_every: float = 60.0) -> None:
-        self.cluster = cluster
+        profile, seed = check_profile(profile), check_seed(seed)
+        tie_break = check_tie_break(tie_break)
+        percentage_of_nodes_to_score = check_percentage(percentage_of_nodes_to_score)
+        self.cluster = as_cluster(cluster)
         self.config = profile if hasattr(profile, "profiles") else None
         profiles = self.config.profiles if self.config else [profile or default_profile()]
         registry = self.config.registry if self.config else None
@@ -267,18 +449,33 @@ class Simulator:
         self.replicas = dict(replicas or {})
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
-        self.use_fast_path = fast_path
-        self.start_time, self.sample_every = start_time, sample_every
+        self.use_fast_path = check_flag(fast_path, "fast_path")
+        self.start_time = _finite(start_time, "start_time")
+        self.sample_every = as_seconds(sample_every, "Simulator", "sample_every", positive=True,
+                                       argument=True)
 
     # ------------------------------------------------------------------ running
 
     def run(self, events: Iterable[Event], *, until: float | None = None,
             progress: Callable[[int], None] | None = None) -> SimulationResult:
         """Play ``events`` (any order; equal times keep their order) until virtual time
-        ``until``, or until the timeline is over and no pod waits at Permit: after that nothing
-        changes, so pods still pending would only fail again."""
+        ``until`` (the clock then stands at ``until``), or until the timeline is over and no
+        pod waits at Permit: after that nothing changes, so pods still pending would only fail
+        again.
+
+        ``events`` are :class:`Event` records or their dicts as a timeline file has them. A
+        timeline the API server would certainly refuse part of is refused before the run:
+        creating a pod that exists (and cannot have finished yet), updating or deleting one
+        never created or already deleted, adding a node that exists, removing or cordoning one
+        that does not. A create for a pod whose earlier incarnation may still run (it was
+        created with a duration) is decided at its time: recorded as ``ignored`` with the API
+        server's ``pods "NAME" already exists`` if the pod is still there."""
+        if until is not None:
+            until = as_seconds(until, "Simulator.run", "until", argument=True)
+        events, progress = _events(events), check_progress(progress)
+        _check_timeline(events, self.cluster)
         with _collector_paused():
-            return self._run(list(events), until, progress)
+            return self._run(events, until, progress)
 
     def _run(self, events: list[Event], until: float | None,
              progress: Callable[[int], None] | None) -> SimulationResult:
@@ -295,6 +492,7 @@ class Simulator:
                                         default=None)) if t is not None]
             next_time = max(min(upcoming), self.now)
             if until is not None and next_time > until:
+                self.now = until  # the clock ran to ``until``; nothing happened meanwhile
                 break
             self.now = next_time
             self._timed(self.queue.advance, self.now)
@@ -379,8 +577,11 @@ class Simulator:
                                     lengths["unschedulable"], lengths["gated"],
                                     self.assumer.num_bound,
                                     used[0], used[1]))
-        while self._next_sample <= self.now:
-            self._next_sample += self.sample_every
+        if self._next_sample <= self.now:  # the next multiple of sample_every after now
+            every = self.sample_every
+            self._next_sample += math.floor((self.now - self._next_sample) / every) * every
+            while self._next_sample <= self.now:
+                self._next_sample += every
 
     # ------------------------------------------------------------------ timeline events
 
@@ -403,9 +604,14 @@ class Simulator:
     def _create(self, pod: Pod, duration: float | None) -> None:
         pod = admit_priorities([pod], self.priority_classes)[0]
         key = pod.key
+        if key in self._pods:  # it was created with a duration that has not run out
+            self._record(key, IGNORED, reason=f'pods "{pod.name}" already exists')
+            return
         self._created.setdefault(key, self.now)
         if duration is not None:
             self._durations[key] = float(duration)
+        elif key in self._durations:  # created again, without the runtime it had before
+            del self._durations[key]
         if pod.scheduler_name not in self.frameworks:
             self._record(key, IGNORED, reason=no_profile_reason(pod))
             return
@@ -427,8 +633,8 @@ class Simulator:
     def _delete(self, key: str, outcome: str) -> None:
         """A pod goes away: off its node (freeing it), out of the queue, or out of Permit."""
         pod = self._pods.pop(key, None)
-        if pod is None:
-            return
+        if pod is None and self.assumer.row_of(key) is None:
+            return  # gone already (preempted, evicted, finished)
         self._finish_at.pop(key, None)
         self._pod_classes.pop(key, None)
         if key in self._waiting:

@@ -8,15 +8,17 @@ A timeline file is JSON lines, a JSON list or a YAML list of events::
     {"time": 60,   "kind": "node-add", "node": {<v1.Node>}}
     {"time": 90,   "kind": "cordon", "node": "node-7"}
 
-``time`` is in virtual seconds; ``duration`` (optional) is how long a created pod runs once
-bound. ``finish`` is ``delete`` for a pod that completed.
+``time`` is in virtual seconds (a finite number >= 0); ``duration`` (optional, create only)
+is how long a created pod runs once bound. ``finish`` is ``delete`` for a pod that completed;
+a pod named without a namespace is in ``default``. Any other field, a missing payload or a bad
+value is refused, naming the file, the line (JSON lines) or the event's index, and the field.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import math
+import numbers
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,71 +26,105 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ksched import simulator
 from ksched.api import Container, Node, Pod
-from ksched.errors import InvalidObjectError
-from ksched.simulator import EVENT_KINDS, Event
+from ksched.errors import ArgumentError, InvalidObjectError, KschedError
+from ksched.simulator import Event
 from ksched.state import ClusterState
+
+#: The fields of a timeline entry, and the one that holds each kind's payload: a v1 object
+#: for create, update and node-add, a name (``Event.name``) for the others.
+FIELDS = ("time", "kind", "pod", "node", "duration")
+_PAYLOAD = {"create": "pod", "update": "pod", "delete": "pod", "finish": "pod",
+            "node-add": "node", "node-remove": "node", "cordon": "node", "uncordon": "node"}
+_NAMED = ("delete", "finish", "node-remove", "cordon", "uncordon")
 
 
 def load_events(path: str | Path) -> list[Event]:
-    """The events of a timeline file (JSON lines, JSON or YAML; ``.gz`` allowed)."""
+    """The events of a timeline file (JSON lines, JSON or YAML; ``.gz`` allowed). Errors name
+    the file, the line (JSON lines) or the event's index, and the field."""
     path = Path(path)
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        text = f.read()
-    stripped = text.lstrip()
     try:
-        if stripped.startswith("["):
-            records = json.loads(text)
-        elif stripped.startswith("{"):
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            records = yaml.safe_load(text) or []
-    except (ValueError, yaml.YAMLError) as exc:
-        raise InvalidObjectError(f"timeline {path}", "", f"cannot parse: {exc}") from None
+        with opener(path, "rt", encoding="utf-8") as f:
+            text = f.read()
+    except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+        raise InvalidObjectError(f"timeline {path}", "", f"cannot read: {exc}") from None
+    return parse_events(text, f"timeline {path}")
+
+
+def parse_events(text: str, source: str = "timeline") -> list[Event]:
+    """The events of a timeline's text; ``source`` names it in errors."""
+    stripped = text.lstrip()
+    if not stripped:
+        raise InvalidObjectError(source, "", "no events")
+    try:
+        if stripped.startswith("{"):
+            return _json_lines(text, source)
+        records = json.loads(text) if stripped.startswith("[") else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InvalidObjectError(source, "", f"cannot parse: {_one_line(exc)}") from None
+    except RecursionError:
+        raise InvalidObjectError(source, "", "cannot parse: nested too deeply") from None
     if not isinstance(records, list):
-        raise InvalidObjectError(f"timeline {path}", "", "expected a list of events")
-    return [event_from_record(r, i) for i, r in enumerate(records)]
+        raise InvalidObjectError(source, "", f"expected a list of events, got "
+                                             f"{type(records).__name__}")
+    return [event_from_record(r, i, f"{source}: event {i}") for i, r in enumerate(records)]
 
 
-def event_from_record(record: Any, index: int = 0) -> Event:
-    """One event from its dict form, with errors naming the event and the field."""
-    where = f"event {index}"
+def _json_lines(text: str, source: str) -> list[Event]:
+    events = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            try:  # one JSON object over several lines: a one-event timeline
+                record = json.loads(text)
+            except json.JSONDecodeError:
+                raise InvalidObjectError(f"{source}: line {number}", "",
+                                         f"cannot parse: {exc}") from None
+            return [event_from_record(record, 0, f"{source}: event 0")]
+        events.append(event_from_record(record, len(events), f"{source}: line {number}"))
+    return events
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
+def event_from_record(record: Any, index: int = 0, where: str | None = None) -> Event:
+    """One event from its dict form (see the module's docstring); errors name ``where``
+    (default: ``event INDEX``) and the field."""
+    where = where or f"event {index}"
     if not isinstance(record, Mapping):
-        raise InvalidObjectError(where, "", "expected an object")
+        raise InvalidObjectError(where, "", f"expected an object with time and kind, got "
+                                            f"{type(record).__name__}")
+    unknown = [k for k in record if k not in FIELDS]
+    if unknown:
+        raise InvalidObjectError(where, "", f'unknown field "{unknown[0]}" (an event has '
+                                            f'{", ".join(FIELDS)})')
     kind = record.get("kind")
-    if kind not in EVENT_KINDS:
-        raise InvalidObjectError(where, "kind", f"must be one of {', '.join(EVENT_KINDS)}, "
-                                                f"got {kind!r}")
-    at = record.get("time")
-    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at) \
-            or at < 0:
-        raise InvalidObjectError(where, "time", f"must be a number of seconds >= 0, got {at!r}")
-    duration = record.get("duration")
-    if duration is not None and (isinstance(duration, bool)
-                                 or not isinstance(duration, int | float) or duration < 0):
-        raise InvalidObjectError(where, "duration", f"must be a number of seconds >= 0, got "
-                                                    f"{duration!r}")
-    if kind in ("create", "update"):
-        return Event(at, kind, pod=Pod.from_manifest(_object(record, "pod", where)),
-                     duration=duration)
-    if kind == "node-add":
-        return Event(at, kind, node=Node.from_manifest(_object(record, "node", where)))
-    field = "pod" if kind in ("delete", "finish") else "node"
-    name = record.get(field)
-    if not isinstance(name, str) or not name:
-        raise InvalidObjectError(where, field, "must name the " + (
-            "pod as namespace/name" if field == "pod" else "node"))
-    if field == "pod" and "/" not in name:
-        name = f"default/{name}"
-    return Event(at, kind, name=name)
-
-
-def _object(record: Mapping[str, Any], field: str, where: str) -> Mapping[str, Any]:
-    value = record.get(field)
-    if not isinstance(value, Mapping):
-        raise InvalidObjectError(where, field, "must be a Kubernetes object")
-    return value
+    field = _PAYLOAD.get(kind) if isinstance(kind, str) else None
+    stray = next((k for k in ("pod", "node") if k in record and k != field), None)
+    if stray is not None and field is not None:
+        raise InvalidObjectError(where, stray, f"not taken by {kind} events, which take {field}")
+    payload = {} if field is None else {field: record.get(field)}
+    if kind in _NAMED:
+        value = payload.pop(field)
+        if value is not None and not isinstance(value, str):
+            named = "pod as namespace/name" if field == "pod" else "node"
+            raise InvalidObjectError(where, field, f"must name the {named}, got "
+                                                   f"{type(value).__name__}")
+        payload["name"] = value or ""
+    try:
+        return Event(record.get("time"), kind, duration=record.get("duration"), **payload)
+    except KschedError as exc:
+        if not isinstance(exc, InvalidObjectError) or exc.obj not in ("event", f"{kind} event"):
+            raise InvalidObjectError(where, "", str(exc)) from None  # the pod's or the node's
+        path = field if exc.path == "name" else exc.path  # the file's field for Event.name
+        raise InvalidObjectError(where, path, exc.problem) from None
 
 
 def arrivals_at_once(pods: Sequence[Pod]) -> list[Event]:
@@ -102,7 +138,17 @@ def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86
     """A capacity planner's day: ``nodes`` 4-cpu/32Gi nodes and ``arrivals`` pods created at
     random (Poisson) times, each running for a log-normal time (``median_duration``, 3 hours
     by default) and then finishing. Requests come from four sizes; one pod in ten has a
-    higher priority."""
+    higher priority. Arrivals fall in ``[0, seconds)``; run with ``until=seconds`` for the
+    day itself (``ksched simulate day-of-churn`` does), or without for every pod to finish."""
+    for name, value in (("nodes", nodes), ("arrivals", arrivals), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+                or value < (0 if name == "seed" else 1):
+            raise ArgumentError(f"day_of_churn: {name}: must be an integer >= "
+                                f"{0 if name == 'seed' else 1}, got {value!r}")
+    seconds = simulator.as_seconds(seconds, "day_of_churn", "seconds", positive=True,
+                                   argument=True)
+    median_duration = simulator.as_seconds(median_duration, "day_of_churn", "median_duration",
+                                           positive=True, argument=True)
     rng = np.random.default_rng(seed)
     template = Node("node", allocatable={"cpu": 4000, "memory": 32 * 2**30, "pods": 110},
                     labels={"kubernetes.io/hostname": "node"})
@@ -123,4 +169,5 @@ def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86
     return cluster, events
 
 
-__all__ = ["load_events", "event_from_record", "arrivals_at_once", "day_of_churn"]
+__all__ = ["load_events", "parse_events", "event_from_record", "arrivals_at_once",
+           "day_of_churn"]

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ksched.cli import main
+from tests.refusals import cli_refused, run_cli
 
 TRACES = Path(__file__).parent / "conformance"
 
@@ -243,7 +247,7 @@ def test_explain_without_a_pending_pod(cluster_file: Path, pending_file: Path,
     rc = main(["explain", str(cluster_file), str(pending_file), "--name", "nobody"])
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
-    assert err == "ksched: no pending pod found\n"
+    assert err == f'ksched: no pending pod named "nobody" in {pending_file}\n'
 
 
 def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
@@ -254,8 +258,94 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert "placed 300, unschedulable 0 in " in out
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["schedule", "x.yaml", "--tie-break", "coin"])
-    assert info.value.code == 2
-    assert "invalid choice: 'coin'" in capsys.readouterr().err
+def test_usage_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["schedule", "x.yaml", "--tie-break", "coin"])
+    assert rc == 2
+    assert capsys.readouterr().err == ("ksched: argument --tie-break: invalid choice: 'coin' "
+                                       "(choose from 'round-robin', 'random')\n")
+
+
+def test_schedule_reads_a_piped_snapshot_once(tmp_path: Path) -> None:
+    """``cat snap.yaml | ksched schedule /dev/stdin``: the nodes and the pending pods come from
+    the one read of the pipe (a second read would find it empty: 0 pods scheduled)."""
+    done = subprocess.run([sys.executable, "-m", "ksched.cli", "schedule", "/dev/stdin"],
+                          input=CLUSTER_YAML + "---\n" + PENDING_YAML, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "default/web-1\tn1\t",
+        "default/huge\t-\t0/3 nodes are available: 1 node(s) had untolerated taint(s), "
+        "2 Insufficient cpu.",
+    ]
+    assert done.stderr.startswith("1 scheduled, 1 unschedulable in ")
+
+
+def test_schedule_dash_reads_standard_input(cluster_file: Path) -> None:
+    status, out, err = run_cli(["schedule", str(cluster_file), "-"], stdin=PENDING_YAML)
+    assert status == 0, err
+    assert out.splitlines()[0] == "default/web-1\tn1\t"
+    status, out, err = run_cli(["schedule", "-"], stdin=CLUSTER_YAML + "---\n" + PENDING_YAML)
+    assert (status, out.splitlines()[0]) == (0, "default/web-1\tn1\t")
+
+
+def test_day_of_churn_spans_the_day_it_says(tmp_path: Path) -> None:
+    """Arrivals over 24 h run for hours each; the run stops at the day's end (86,400 s), pods
+    still running, instead of going on until the last one finishes days later."""
+    summary = tmp_path / "summary.json"
+    status, _, err = run_cli(["simulate", "day-of-churn", "--nodes", "20", "--arrivals", "300",
+                              "--log", str(tmp_path / "log.jsonl"), "--summary", str(summary)])
+    assert status == 0, err
+    got = json.loads(summary.read_text())
+    assert got["virtual_seconds"] == 86_400.0
+    assert (got["pods_created"], got["pods_scheduled"]) == (300, 300)
+    log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert max(r["time"] for r in log) <= 86_400.0
+    assert sum(r["outcome"] == "finished" for r in log) < 300  # some still run at midnight
+
+
+def test_simulate_until_overrides_the_day(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.json"
+    assert run_cli(["simulate", "day-of-churn", "--nodes", "5", "--arrivals", "20",
+                    "--until", "3600", "--log", os.devnull, "--summary", str(summary)])[0] == 0
+    assert json.loads(summary.read_text())["virtual_seconds"] == 3600.0
+
+
+def test_outputs_are_written_only_when_the_run_succeeds(tmp_path: Path) -> None:
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER_YAML + "---\n" + PENDING_YAML)
+    log = tmp_path / "log.jsonl"
+    log.write_text("previous run\n")
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"time": 0, "kind": "cordon", "node": "n1"}\n'
+                      '{"time": 5, "kind": "cordon", "node": "n9"}\n')
+    cli_refused(["simulate", str(cluster), "--events", str(events), "--log", str(log)],
+                'event 1: name: nodes "n9" not found')
+    assert log.read_text() == "previous run\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cluster.yaml", "events.jsonl",
+                                                          "log.jsonl"]
+    status, _, err = run_cli(["simulate", str(cluster), "--log", str(log), "--samples",
+                              str(tmp_path / "samples.jsonl")])
+    assert status == 0, err
+    assert [json.loads(line)["pod"] for line in log.read_text().splitlines()] == [
+        "default/web-1", "default/huge"]
+    assert oct(log.stat().st_mode & 0o777) != oct(0o600)  # the temporary file's mode is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "cluster.yaml", "events.jsonl", "log.jsonl", "samples.jsonl"]
+
+
+def test_interrupts_are_quiet_and_bugs_are_not_hidden(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ksched import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    def broken(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "_demo", interrupted)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(cli, "_demo", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["demo"])
