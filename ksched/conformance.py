@@ -9,6 +9,7 @@ trace says, so the next pod sees the cluster upstream saw.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -19,7 +20,7 @@ import attrs
 
 from ksched import cluster_from_objects
 from ksched.engine import Assumer
-from ksched.errors import ConfigError, KschedError, UnsupportedFeatureError
+from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
 from ksched.api import Pod, parse_time
 from ksched.disruption import pdb_status
 from ksched.framework.interfaces import Cycle, Handle
@@ -46,21 +47,44 @@ class Mismatch(Exception):
     """The first difference between our cycle and the trace."""
 
 
+#: The ``format`` of the traces this replay reads.
+FORMATS = ("kube-scheduler-oracle/v1", "kube-scheduler-oracle/v1+preemption")
+
+
 def trace_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.json.gz`` / ``*.json`` trace under ``paths``, sorted by name."""
+    """Every ``*.json.gz`` / ``*.json`` trace under ``paths``, sorted by name. A missing path,
+    or a folder without traces, is refused."""
     found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found += sorted(p for p in path.iterdir() if p.name.endswith((".json.gz", ".json")))
-        else:
+            traces = sorted(p for p in path.iterdir() if p.name.endswith((".json.gz", ".json")))
+            if not traces:
+                raise InvalidObjectError(f"folder {path}", "", "no traces (*.json.gz, *.json)")
+            found += traces
+        elif path.exists():
             found.append(path)
+        else:
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", str(path))
     return found
 
 
 def load_trace(path: Path) -> dict[str, Any]:
+    """A recorded trace; a file that is not one is refused, naming it."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            trace = json.load(f)
+    except (ValueError, EOFError, gzip.BadGzipFile) as exc:  # JSON, UTF-8 or gzip
+        raise InvalidObjectError(f"trace {path}", "", f"not a kube-scheduler trace: cannot "
+                                                      f"parse: {exc}") from None
+    if not isinstance(trace, dict) or trace.get("format") not in FORMATS:
+        got = trace.get("format") if isinstance(trace, dict) else type(trace).__name__
+        raise InvalidObjectError(f"trace {path}", "format", f"not a kube-scheduler trace: want "
+                                 f"{' or '.join(FORMATS)}, got {got!r}")
+    for key in ("input", "output"):
+        if not isinstance(trace.get(key), dict):
+            raise InvalidObjectError(f"trace {path}", key, "required: an object")
+    return trace
 
 
 def run_case(path: Path) -> CaseResult:
@@ -262,7 +286,9 @@ def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: As
               got.pre_filter_status and (got.pre_filter_status.code.upstream_name,
                                          got.pre_filter_status.plugin),
               pre and (pre["code"], pre["plugin"]))
+        _compare_unschedulable_plugins(key, got, want)
         return
+    _compare_unschedulable_plugins(key, got, want)
     _same(f"{key}: feasible nodes", sorted(names[i] for i in got.feasible), want["feasible"])
     failures = {names[i]: [s.plugin] for i, s in got.failures.items()}
     if got.pre_filter_nodes is not None and not got.nominated_fast_path:
@@ -287,6 +313,21 @@ def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: As
     _same(f"{key}: scores", scores, want["scores"])
     _same(f"{key}: max-score nodes", sorted(names[i] for i in got.max_nodes),
           sorted(want["max_nodes"]))
+
+
+def _compare_unschedulable_plugins(key: str, got: ScheduleResult,
+                                   want: Mapping[str, Any]) -> None:
+    """The diagnosis set as the trace records it: the PreFilter plugins that narrowed the
+    nodes and the plugins that rejected some node. On a PreFilter rejection the trace holds
+    only the set ``RunPreFilterPlugins`` returned (none for an unresolvable rejection), not
+    the rejecting plugin that ``AddPluginStatus`` adds afterwards."""
+    if "unschedulable_plugins" not in want:
+        return
+    plugins = got.unschedulable_plugins
+    if got.pre_filter_status is not None:
+        plugins = got.pre_filter_plugins
+    _same(f"{key}: unschedulable plugins", sorted(plugins),
+          sorted(want["unschedulable_plugins"] or ()))
 
 
 def _subset_plugins(want: Mapping[str, Any]) -> list[tuple[str, None]]:

@@ -289,7 +289,8 @@ class FastPath:
                 if status is not None and not (status.is_success or status.is_skip):
                     return None
                 affinity_skip = status is not None and status.is_skip
-        t.static_ok.append(ok[spread])
+        entries, keyed = self._spread_entries(cycle, state)
+        t.static_ok.append(ok[spread] & keyed)
         t.affinity_skip.append(affinity_skip)
         t.taint_raw.append(self._raw("TaintToleration", cycle, judged)[spread])
         t.affinity_raw.append(self._raw("NodeAffinity", cycle, judged)[spread]
@@ -300,7 +301,7 @@ class FastPath:
         t.port_check.append(conflicting_columns(wanted, state.port_keys))
         t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
                                    dtype=np.int64))
-        t.spread.append(self._spread_entries(cycle, state))
+        t.spread.append(entries)
         self._affinity_rows(pod, state)
         soft, require_all = self._soft_spread_entries(cycle, state)
         t.soft_spread.append(soft)
@@ -316,12 +317,15 @@ class FastPath:
         self._arrays = None
         return len(t.static_ok) - 1
 
-    def _spread_entries(self, cycle: Cycle, state: ClusterState) -> list[tuple[int, int, int, int]]:
+    def _spread_entries(self, cycle: Cycle, state: ClusterState
+                        ) -> tuple[list[tuple[int, int, int, int]], np.ndarray]:
         """The class's hard spread constraints, each with a new counter seeded from the bound
-        pods (PodTopologySpread's PreFilter state, which ran just before)."""
+        pods (PodTopologySpread's PreFilter state, which ran just before), and which nodes
+        have every constraint's topology key: the others fail the Filter whatever is placed
+        (``nodeLabelsMatchSpreadConstraints``), so the loop takes that as a static verdict."""
         prepared = cycle.data.get("PodTopologySpread")
         if prepared is None or "PodTopologySpread" not in self.filters:
-            return []
+            return [], np.ones(state.num_nodes, dtype=np.bool_)
         keyed = spread_plugin._has_all_keys(state, prepared.constraints)
         nodes = cycle.data.get("PodTopologySpread/nodes") or spread_plugin._Nodes(cycle)
         entries = []
@@ -331,12 +335,12 @@ class FastPath:
             column = state.label_column(c.topology_key)
             self.counters.append(SpreadCounter(
                 cycle.pod.namespace, c.selector, column, included,
-                np.unique(state.labels[included, column]).astype(np.int64)))
+                np.unique(spread_plugin._label_values(state, c.topology_key)[included])))
             row = np.zeros((1, self.domain_space), dtype=np.int64)
             row[0, :len(counts)] = counts
             self.counter_counts = np.vstack([self.counter_counts, row])
             entries.append((len(self.counters) - 1, c.max_skew, self_match, c.min_domains))
-        return entries
+        return entries, keyed
 
     def _soft_spread_entries(self, cycle: Cycle,
                              state: ClusterState) -> tuple[list[tuple[int, int, int]], bool]:
@@ -432,7 +436,9 @@ class FastPath:
 
     def _affinity_updates(self, placed: Pod, c: int, state: ClusterState) -> list[tuple]:
         """What placing ``placed`` adds to class ``c``'s InterPodAffinity rows: (row, amount,
-        label column, marks-affinity) entries, filed under the node's value of the column."""
+        label column, marks-affinity) entries, filed under the node's value of the column.
+        Terms on a key no node has add nothing (``topologyToMatchedTermCount.update`` skips
+        nodes without the label), so their entries are left out."""
         t = self.tables
         target = t.pods[c]
         out = []
@@ -469,7 +475,7 @@ class FastPath:
                         column = state.label_column(term.topology_key)
                         if column in rows and term.matches(target, ns_labels):
                             out.append((rows[column], ipa_plugin._int32(amount), column, False))
-        return out
+        return [entry for entry in out if entry[2] >= 0]
 
     def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
         """A pod was placed outside this loop: count it where it matches (``AddPod``)."""

@@ -1,55 +1,86 @@
-"""Label syntax checks of ``apimachinery/pkg/labels`` and ``util/validation``.
+"""``apimachinery/pkg/labels``: requirements, selectors, and the errors of building them.
 
-``labels.NewRequirement`` rejects bad keys, bad values and wrong value counts; node-affinity
-terms that fail it match nothing.
+``labels.NewRequirement`` rejects bad keys, bad values and wrong value counts with field errors
+(``key``, ``values``, ``values[0][<key>]``); ``metav1.LabelSelectorAsSelector`` returns the
+first failing requirement's errors. Node-affinity terms that fail ``NewRequirement`` match
+nothing; pod-affinity and topology-spread selectors that fail report the error text
+(:func:`label_selector_error`) as the scheduler's plugins do.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from ksched.api import LabelSelector
 from ksched.state import parse_go_int
+from ksched.validation import FieldError, aggregate, go_quote, invalid, is_label_key, is_label_value
 
-_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
-_DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN = re.compile(rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*\Z")
-
-
-def is_qualified_name(key: str) -> bool:
-    """``IsQualifiedName``: ``[prefix/]name``, name <= 63 chars, prefix a DNS-1123 subdomain."""
-    prefix, slash, name = key.rpartition("/")
-    if slash:
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return False
-        if key.count("/") > 1:
-            return False
-    return 0 < len(name) <= 63 and bool(_NAME.match(name))
+#: ``selection.Operator`` values (``apimachinery/pkg/selection``).
+EQUALS, IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GREATER_THAN, LESS_THAN = (
+    "=", "in", "notin", "exists", "!", "gt", "lt")
+#: The ``selection.Operator`` of each API operator name (``LabelSelectorOperator`` and
+#: ``NodeSelectorOperator``).
+_API_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST,
+                  "Gt": GREATER_THAN, "Lt": LESS_THAN}
+#: The operators ``LabelSelectorAsSelector`` accepts (no Gt / Lt in label selectors).
+_LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def is_label_value(value: str) -> bool:
-    """``IsValidLabelValue``: empty, or <= 63 chars of ``[A-Za-z0-9_.-]``, alphanumeric at
-    both ends."""
-    return value == "" or (len(value) <= 63 and bool(_NAME.match(value)))
+def requirement_errors(key: str, operator: str, values: Sequence[str]) -> list[FieldError]:
+    """``labels.NewRequirement(key, operator, values)``'s field errors (``operator`` a
+    ``selection.Operator``), deduplicated as ``ErrorList.ToAggregate`` does. An empty value
+    list is Go's nil slice (``LabelSelectorAsSelector`` copies values with ``append``)."""
+    errs = []
+    if messages := is_label_key(key):
+        errs.append(invalid("key", key, "; ".join(messages)))
+    listed = list(values) if values else None
+    if operator in (IN, NOT_IN) and not values:
+        errs.append(invalid("values", listed,
+                            "for 'in', 'notin' operators, values set can't be empty"))
+    elif operator == EQUALS and len(values) != 1:
+        errs.append(invalid("values", listed,
+                            "exact-match compatibility requires one single value"))
+    elif operator in (EXISTS, DOES_NOT_EXIST) and values:
+        errs.append(invalid("values", listed,
+                            "values set must be empty for exists and does not exist"))
+    elif operator in (GREATER_THAN, LESS_THAN):
+        if len(values) != 1:
+            errs.append(invalid("values", listed,
+                                "for 'Gt', 'Lt' operators, exactly one value is required"))
+        errs += [invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an "
+                         "integer") for i, v in enumerate(values) if parse_go_int(v) is None]
+    for i, value in enumerate(values):
+        if messages := is_label_value(value):
+            errs.append(invalid(f"values[{i}][{key}]", value, "; ".join(messages)))
+    unique: dict[str, FieldError] = {}
+    for err in errs:
+        unique.setdefault(str(err), err)
+    return list(unique.values())
 
 
 def requirement_is_valid(key: str, operator: str, values: Sequence[str]) -> bool:
-    """Whether ``labels.NewRequirement(key, operator, values)`` succeeds."""
-    if not is_qualified_name(key):
-        return False
-    if operator in ("In", "NotIn"):
-        if not values:
-            return False
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            return False
-    elif operator in ("Gt", "Lt"):
-        if len(values) != 1 or parse_go_int(values[0]) is None:
-            return False
-    else:
-        return False
-    return all(is_label_value(v) for v in values)
+    """Whether ``labels.NewRequirement`` accepts the requirement (``operator`` an API name:
+    In, NotIn, Exists, DoesNotExist, Gt, Lt; any other fails)."""
+    op = _API_OPERATORS.get(operator)
+    return op is not None and not requirement_errors(key, op, values)
+
+
+def label_selector_error(selector: LabelSelector | None) -> str | None:
+    """The error text of ``metav1.LabelSelectorAsSelector(selector)``, or ``None`` when it
+    succeeds: the first failing requirement (``matchLabels`` first, in the order given, where
+    Go walks its map in random order; then ``matchExpressions``), its field errors
+    aggregated (``[a, b]`` when several)."""
+    if selector is None:
+        return None
+    for key, value in selector.match_labels.items():
+        if errs := requirement_errors(key, EQUALS, (value,)):
+            return aggregate(map(str, errs))
+    for r in selector.match_expressions:
+        if r.operator not in _LABEL_SELECTOR_OPERATORS:
+            return f"{go_quote(r.operator)} is not a valid label selector operator"
+        if errs := requirement_errors(r.key, _API_OPERATORS[r.operator], r.values):
+            return aggregate(map(str, errs))
+    return None
 
 
 class Selector:
@@ -68,14 +99,15 @@ class Selector:
 
     @classmethod
     def from_label_selector(cls, selector: LabelSelector | None) -> Selector:
-        """Raises ``ValueError`` on an invalid requirement, as upstream returns an error."""
+        """Raises ``ValueError`` with :func:`label_selector_error`'s text on an invalid
+        selector, as upstream returns that error."""
         if selector is None:
             return cls(nothing=True)
+        error = label_selector_error(selector)
+        if error is not None:
+            raise ValueError(error)
         reqs = [(k, "In", (v,)) for k, v in selector.match_labels.items()]
         reqs += [(r.key, r.operator, tuple(r.values)) for r in selector.match_expressions]
-        for key, op, values in reqs:
-            if not requirement_is_valid(key, op, values):
-                raise ValueError(f"invalid label selector requirement: {key} {op} {list(values)}")
         return cls(reqs)
 
     @classmethod

@@ -297,7 +297,9 @@ label_selectors = st.builds(LabelSelector, _pod_label_subsets,
 spread_constraints = st.builds(
     TopologySpreadConstraint,
     max_skew=st.integers(1, 3),
-    topology_key=st.sampled_from((LABEL_HOSTNAME, LABEL_ZONE, LABEL_ZONE, "disk", "team")),
+    # "absent": a key no node has, so the state has no label column for it.
+    topology_key=st.sampled_from((LABEL_HOSTNAME, LABEL_ZONE, LABEL_ZONE, "disk", "team",
+                                  "absent")),
     when_unsatisfiable=st.sampled_from(("DoNotSchedule", "ScheduleAnyway")),
     label_selector=st.one_of(st.none(), label_selectors, label_selectors, label_selectors),
     min_domains=st.one_of(st.none(), st.none(), st.integers(1, 4)),
@@ -651,3 +653,25 @@ def affinity_scenarios(draw: st.DrawFn, min_nodes: int = 1, max_nodes: int = 8,
              for i in range(draw(st.integers(0, max_pods)))]
     pod = draw(_affinity_pods("incoming", incoming_percent))
     return build_affinity_scenario(node_list, bound, pod, draw(_namespace_objects))
+
+
+@st.composite
+def placement_clusters(draw: st.DrawFn, min_nodes: int = 2, max_nodes: int = 8,
+                       max_pods: int = 10) -> tuple[ClusterState, Pod]:
+    """A cluster whose nodes have room for many small pods and carry only labels (often
+    lacking a topology key; the keys ``absent`` no node has), bound pods with their own
+    (anti-)affinity, namespace objects, and a small pod with topology spread constraints
+    and pod (anti-)affinity: most draws place several replicas, so whole batches can be
+    compared between the compiled loop and the framework."""
+    count = draw(st.integers(min_nodes, max_nodes))
+    names = [f"n{i}" for i in range(count)]
+    node_list = [attrs.evolve(draw(_affinity_nodes(name)),
+                              allocatable={CPU: 4000, MEMORY: 8 * GI, PODS: 20})
+                 for name in names]
+    bound = [draw(_affinity_pods(f"b{i}", 40, names))
+             for i in range(draw(st.integers(0, max_pods)))]
+    pod = attrs.evolve(draw(_affinity_pods("incoming", 50)),
+                       containers=[Container("c", requests={CPU: 100})],
+                       topology_spread_constraints=draw(_spread_lists))
+    namespaces = {k: dict(v) for k, v in draw(_namespace_objects).items()}
+    return ClusterState.from_records(node_list, bound, namespaces=namespaces), pod

@@ -51,3 +51,65 @@ def test_a_changed_trace_fails(tmp_path: Path) -> None:
     result = conformance.run_case(path)
     assert result.outcome == conformance.FAIL
     assert result.detail.startswith("default/pod-000: scores: got")
+
+
+def _write(trace: dict, path: Path) -> Path:
+    import gzip
+    import json
+
+    with gzip.open(path, "wt") as f:
+        json.dump(trace, f)
+    return path
+
+
+def test_unschedulable_plugins_are_compared(tmp_path: Path) -> None:
+    """The diagnosis set holds the PreFilter plugin whose node subset narrowed the walk
+    (NodeAffinity's ``matchFields``) as upstream records it; a trace without it fails."""
+    trace = conformance.load_trace(Path(__file__).parent / "conformance" / "affinity-1.json.gz")
+    results = trace["output"]["results"]
+    i = next(i for i, r in enumerate(results) if r["prefilter_node_names"] is not None)
+    assert results[i]["unschedulable_plugins"] == ["NodeAffinity"]
+    results[i]["unschedulable_plugins"] = []
+    result = conformance.run_case(_write(trace, tmp_path / "affinity-altered.json.gz"))
+    assert result.outcome == conformance.FAIL
+    assert result.detail == (f"default/{results[i]['pod']}: unschedulable plugins: "
+                             "got ['NodeAffinity'], want []")
+
+
+def _no_score_trace(total: int) -> dict:
+    """Two nodes, one pod, ``score.disabled: ['*']``: the walk stops at the first feasible
+    node, which is placed without scoring; the trace records its informational total."""
+    def node(name: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                "status": {"capacity": {"cpu": "2", "memory": "4Gi", "pods": "10"},
+                           "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}
+
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+           "spec": {"schedulerName": "default-scheduler", "priority": 0, "containers": [
+               {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]}}
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+              "kind": "KubeSchedulerConfiguration", "percentageOfNodesToScore": 100,
+              "profiles": [{"schedulerName": "default-scheduler",
+                            "plugins": {"score": {"disabled": [{"name": "*"}]}}}]}
+    result = {"pod": "p", "namespace": "default", "feasible": ["n0"], "filter_failures": {},
+              "prefilter_status": None, "unschedulable_plugins": [],
+              "scores": {"n0": {"total": total}}, "max_nodes": ["n0"], "chosen": "n0",
+              "single_feasible_node": True, "evaluated_nodes": ["n0"], "num_nodes_to_find": 1,
+              "next_start_node_index_before": 0, "next_start_node_index_after": 1}
+    return {"format": "kube-scheduler-oracle/v1", "family": "config-noscore", "seed": 1,
+            "meta": {}, "input": {"nodes": [node("n0"), node("n1")], "existing_pods": [],
+                                  "pending_pods": [pod], "namespaces": [],
+                                  "scheduler_config": config},
+            "output": {"results": [result]}}
+
+
+def test_single_feasible_node_without_score_plugins_totals_zero(tmp_path: Path) -> None:
+    """With no Score plugin, the lone feasible node's informational total is 0 (the 1 of
+    ``prioritizeNodes`` is for several nodes); the replay compares it."""
+    passed = conformance.run_case(_write(_no_score_trace(0), tmp_path / "noscore-0.json.gz"))
+    assert passed.outcome == conformance.PASS, passed.line()
+    failed = conformance.run_case(_write(_no_score_trace(1), tmp_path / "noscore-1.json.gz"))
+    assert failed.outcome == conformance.FAIL
+    assert failed.detail == "default/p: scores: got {'n0': {'total': 0}}, want {'n0': {'total': 1}}"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ksched
 from ksched import conformance
@@ -209,7 +211,9 @@ def test_hard_spread_constraints_place_identically(seed: int) -> None:
         constraints = tuple(
             TopologySpreadConstraint(
                 int(rng.integers(1, 3)),
-                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname", "tier"])),
+                # "rack": a key no node has (no label column at all).
+                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname", "tier",
+                                "rack"])),
                 "DoNotSchedule", LabelSelector({"app": app}) if rng.random() < 0.9 else None,
                 min_domains=int(rng.integers(1, 5)) if rng.random() < 0.3 else None,
                 node_affinity_policy=str(rng.choice(["Honor", "Ignore"])),
@@ -249,7 +253,8 @@ def test_soft_and_default_spreading_place_identically(seed: int) -> None:
         constraints = tuple(
             TopologySpreadConstraint(
                 int(rng.integers(1, 4)),
-                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
+                str(rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname",
+                                "rack"])),
                 str(rng.choice(["ScheduleAnyway", "DoNotSchedule"])),
                 LabelSelector({"app": "web"}))
             for _ in range(int(rng.integers(0, 3))))
@@ -294,7 +299,7 @@ def test_pod_affinity_places_identically(seed: int) -> None:
     from ksched.api import LabelSelector, PodAffinity, PodAffinityTerm, WeightedPodAffinityTerm
 
     rng = np.random.default_rng(400 + seed)
-    keys = ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "tier"]
+    keys = ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "tier", "rack"]
 
     def term() -> PodAffinityTerm:
         selector = LabelSelector({"app": str(rng.choice(["web", "db", "cache"]))})
@@ -333,3 +338,169 @@ def test_pod_affinity_places_identically(seed: int) -> None:
                             args={"InterPodAffinity": InterPodAffinityArgs(**args)})
     fast, slow = _both(cluster, pods, profile=profile)
     _assert_same(fast, slow)
+
+
+# --------------------------------------------------------------- topology keys no node has
+
+_MISSING = ("0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints "
+            "(missing required label).")
+
+
+def _keyed_nodes(zones: tuple[str | None, ...], pods: int = 110) -> ksched.ClusterState:
+    """Nodes n0, n1, ... with a ``zone`` label where ``zones`` gives one."""
+    return ksched.ClusterState.from_records([
+        Node(f"n{i}", labels={"kubernetes.io/hostname": f"n{i}", **({"zone": z} if z else {})},
+             allocatable={"cpu": 4000, "memory": 8 << 30, "pods": pods})
+        for i, z in enumerate(zones)])
+
+
+def _web(name: str = "p", **kw) -> Pod:
+    return Pod(name, labels={"app": "web"}, containers=[Container("c", requests={"cpu": 100})],
+               **kw)
+
+
+def _replicas(template: Pod, count: int) -> list[Pod]:
+    import attrs
+
+    return [attrs.evolve(template, name=f"p{i}") for i in range(count)]
+
+
+def _spread(key: str, action: str = "DoNotSchedule"):
+    from ksched.api import LabelSelector, TopologySpreadConstraint
+
+    return (TopologySpreadConstraint(1, key, action, LabelSelector({"app": "web"})),)
+
+
+def _term(key: str):
+    from ksched.api import LabelSelector, PodAffinityTerm
+
+    return PodAffinityTerm(key, LabelSelector({"app": "web"}))
+
+
+@pytest.mark.parametrize("zones", [(None, None, None), ("a", "b", "c")],
+                         ids=["no-zone-label", "zone-label-but-other-key"])
+def test_hard_spread_on_a_key_no_node_has_fails_in_both_paths(zones) -> None:
+    """The key is no label column of the state (``label_column`` -1): every node fails
+    PodTopologySpread as unresolvable, in the loop as in the framework."""
+    cluster = _keyed_nodes(zones)
+    fast, slow = _both(cluster, _replicas(_web(topology_spread_constraints=_spread("rack")), 3))
+    _assert_same(fast, slow)
+    assert [(p.node, p.reason) for p in fast.placements] == [(None, _MISSING)] * 3
+
+
+def test_hard_spread_when_nodes_have_no_labels_at_all() -> None:
+    cluster = ksched.ClusterState.from_records([
+        Node(f"m{i}", allocatable={"cpu": 4000, "pods": 110}) for i in range(3)])
+    fast, slow = _both(cluster, _replicas(_web(topology_spread_constraints=_spread("zone")), 2))
+    _assert_same(fast, slow)
+    assert [p.reason for p in fast.placements] == [_MISSING] * 2
+
+
+def test_hard_spread_on_a_key_some_nodes_have() -> None:
+    """Only n0 and n2 have the zone: n1 never gets a pod; once n0 and n2 are full the
+    message counts n1 as missing the label."""
+    cluster = _keyed_nodes(("a", None, "b"), pods=2)
+    fast, slow = _both(cluster, _replicas(_web(topology_spread_constraints=_spread("zone")), 5))
+    _assert_same(fast, slow)
+    assert sorted(p.node for p in fast.placements[:4]) == ["n0", "n0", "n2", "n2"]
+    assert fast.placements[4].reason == (
+        "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints "
+        "(missing required label), 2 Too many pods.")
+
+
+@pytest.mark.parametrize("key", ["rack", "zone"])
+def test_soft_spread_on_a_missing_key_scores_like_the_framework(key: str) -> None:
+    """ScheduleAnyway on a key no node (or only some nodes) has: nodes without it are
+    ignored by the score; both paths choose the same nodes."""
+    cluster = _keyed_nodes(("a", None, "b", None))
+    pods = _replicas(_web(topology_spread_constraints=_spread(key, "ScheduleAnyway")), 8)
+    fast, slow = _both(cluster, pods)
+    _assert_same(fast, slow)
+    assert len(fast.scheduled) == 8
+
+
+def test_required_pod_affinity_on_a_key_no_node_has() -> None:
+    from ksched.api import PodAffinity
+
+    cluster = _keyed_nodes(("a", "b", "c"))
+    pods = _replicas(_web(pod_affinity=PodAffinity(required=(_term("rack"),))), 2)
+    fast, slow = _both(cluster, pods)
+    _assert_same(fast, slow)
+    assert [p.reason for p in fast.placements] == [
+        "0/3 nodes are available: 3 node(s) didn't match pod affinity rules."] * 2
+
+
+def test_required_pod_affinity_on_a_key_some_nodes_have() -> None:
+    """The first pod of a self-affine group may go to any node with the key, the next ones
+    to its zone: never to n1, which lacks it."""
+    from ksched.api import PodAffinity
+
+    cluster = _keyed_nodes(("a", None, "b"))
+    pods = _replicas(_web(pod_affinity=PodAffinity(required=(_term("zone"),))), 4)
+    fast, slow = _both(cluster, pods)
+    _assert_same(fast, slow)
+    assert len({p.node for p in fast.placements}) == 1
+    assert fast.placements[0].node in ("n0", "n2")
+
+
+@pytest.mark.parametrize("where", ["anti-affinity", "preferred", "preferred-anti",
+                                   "running-anti-affinity"])
+def test_pod_affinity_terms_on_a_key_no_node_has_change_nothing(where: str) -> None:
+    """Anti-affinity and preferred terms on a key no node has never match a domain: the pods
+    spread as plain pods do, and both paths agree."""
+    import attrs
+
+    from ksched.api import PodAffinity, WeightedPodAffinityTerm
+
+    term, weighted = _term("rack"), (WeightedPodAffinityTerm(50, _term("rack")),)
+    spec = {"anti-affinity": dict(pod_anti_affinity=PodAffinity(required=(term,))),
+            "preferred": dict(pod_affinity=PodAffinity(preferred=weighted)),
+            "preferred-anti": dict(pod_anti_affinity=PodAffinity(preferred=weighted)),
+            "running-anti-affinity": {}}[where]
+    bound = []
+    if where == "running-anti-affinity":
+        bound = [attrs.evolve(_web("b"), node_name="n0",
+                              pod_anti_affinity=PodAffinity(required=(term,)))]
+    cluster = ksched.ClusterState.from_records(list(_keyed_nodes(("a", "b", "c")).nodes), bound)
+    fast, slow = _both(cluster, _replicas(_web(**spec), 6))
+    _assert_same(fast, slow)
+    plain, _ = _both(cluster, _replicas(_web(), 6))
+    assert [p.node for p in fast.placements] == [p.node for p in plain.placements]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_drawn_clusters_place_identically(data: st.DataObject) -> None:
+    """Drawn clusters (tests/strategies.py): nodes often lack a topology key, spread and
+    affinity terms name keys no node has, bound pods carry their own terms. Replicas of a
+    drawn pod land on the same nodes, with the same messages, in both paths."""
+    import attrs
+
+    from tests.strategies import placement_clusters
+
+    cluster, pod = data.draw(placement_clusters())
+    pods = [attrs.evolve(pod, name=f"r{i}") for i in range(data.draw(st.integers(1, 6)))]
+    fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=100)
+    _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("kind", ["anti-affinity", "affinity", "preferred"])
+def test_pod_affinity_when_nodes_have_no_labels_at_all(kind: str) -> None:
+    """A state with no label column: placing a pod must not file its terms under any column
+    (the loop once read column -1 of an empty label table)."""
+    from ksched.api import PodAffinity, WeightedPodAffinityTerm
+
+    cluster = ksched.ClusterState.from_records([
+        Node(f"m{i}", allocatable={"cpu": 4000, "pods": 110}) for i in range(3)])
+    term = _term("rack")
+    spec = {"anti-affinity": dict(pod_anti_affinity=PodAffinity(required=(term,))),
+            "affinity": dict(pod_affinity=PodAffinity(required=(term,))),
+            "preferred": dict(pod_affinity=PodAffinity(
+                preferred=(WeightedPodAffinityTerm(5, term),)))}[kind]
+    fast, slow = _both(cluster, _replicas(_web(**spec), 4))
+    _assert_same(fast, slow)
+    if kind == "affinity":
+        assert [p.reason for p in fast.placements] == [
+            "0/3 nodes are available: 3 node(s) didn't match pod affinity rules."] * 4
+    else:
+        assert len(fast.scheduled) == 4

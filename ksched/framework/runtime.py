@@ -88,6 +88,9 @@ class ScheduleResult:
     absent_status: Status = attrs.field(factory=lambda: unresolvable())
     #: The cycle (its PreFilter state), for PostFilter to go on with.
     cycle: Cycle | None = attrs.field(default=None, repr=False)
+    #: The PreFilter plugins whose result narrowed the nodes (``RunPreFilterPlugins``'
+    #: ``pluginsWithNodes``; empty when a plugin rejected the pod as unresolvable).
+    pre_filter_plugins: frozenset[str] = frozenset()
 
     @property
     def scheduled(self) -> bool:
@@ -99,14 +102,17 @@ class ScheduleResult:
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
-        """The diagnosis set: plugins that rejected some node, or the pod at PreFilter."""
+        """The diagnosis set (``Diagnosis.UnschedulablePlugins``): the PreFilter plugins that
+        narrowed the nodes (``findNodesThatFitPod`` starts from them), the plugin that
+        rejected the pod at PreFilter, and the plugins that rejected some node
+        (``AddPluginStatus``: statuses without a plugin add none)."""
         failures = self.failures
         statuses = failures.distinct() if isinstance(failures, NodeStatuses) \
             else failures.values()
-        plugins = {s.plugin for s in statuses}
+        plugins = {s.plugin for s in statuses} | self.pre_filter_plugins
         if self.pre_filter_status is not None:
             plugins.add(self.pre_filter_status.plugin)
-        return frozenset(plugins)
+        return frozenset(plugins - {""})
 
 
 class Framework:
@@ -422,7 +428,8 @@ class Framework:
         index = NominatedPods.of(state, nominated or {})
         cycle = base["cycle"] = Cycle(state, pod)
         rejection, names, skipped, subset_plugins = self.run_pre_filter(cycle)
-        base.update(pre_filter_skipped=skipped, pre_filter_nodes=names)
+        base.update(pre_filter_skipped=skipped, pre_filter_nodes=names,
+                    pre_filter_plugins=frozenset(subset_plugins))
         if rejection is not None:
             return ScheduleResult(**{**base, "pre_filter_status": rejection},
                                   absent_status=rejection,
@@ -611,16 +618,28 @@ class Framework:
 
     def _score(self, cycle: Cycle, base: dict[str, Any], tie_breaker: TieBreaker | None,
                always_score: bool) -> ScheduleResult:
-        """``prioritizeNodes`` and ``selectHost`` over the feasible nodes (none for one node,
-        unless ``always_score``)."""
+        """``prioritizeNodes`` and ``selectHost`` over the feasible nodes.
+
+        One feasible node is chosen without scoring (``schedulePod``); with ``always_score``
+        its scores are still computed for information, as the traces record them: the Score
+        plugins' sum (0 without any), and none at all if PreScore fails (upstream never runs
+        it). Without Score plugins, ``prioritizeNodes`` gives several nodes 1 each and runs
+        no PreScore."""
         feasible = base["feasible"]
         if len(feasible) == 1 and not always_score:
             return ScheduleResult(**{**base, "node": int(feasible[0]), "max_nodes": feasible})
-        skipped_scores, raw, normalized, weighted = self.run_score(cycle, feasible)
+        skipped_scores, raw, normalized, weighted = frozenset(), {}, {}, {}
+        if self.has_scoring:
+            try:
+                skipped_scores, raw, normalized, weighted = self.run_score(cycle, feasible)
+            except SchedulingError:
+                if len(feasible) > 1:
+                    raise
+                return ScheduleResult(**{**base, "node": int(feasible[0]), "max_nodes": feasible})
         totals = np.zeros(len(feasible), dtype=np.int64)
         for scores in weighted.values():
             totals += scores
-        if not self.has_scoring:
+        if not self.has_scoring and len(feasible) > 1:
             totals[:] = 1
         max_nodes = feasible[totals == totals.max()]
         if len(feasible) == 1:
@@ -938,8 +957,9 @@ def nominated_before(pod: Pod, nominated: Sequence[Pod]) -> list[Pod]:
 
 
 def _unsatisfied(plugins: Sequence[str]) -> Status:
+    """``RunPreFilterPlugins``' status when the merged node subsets leave no node: the
+    plugins sorted (``sets.List``), and no plugin set on the status."""
     if len(plugins) == 1:
-        return unresolvable(f"node(s) didn't satisfy plugin {plugins[0]}").with_plugin(plugins[0])
+        return unresolvable(f"node(s) didn't satisfy plugin {plugins[0]}")
     return unresolvable(
-        f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
-    ).with_plugin(plugins[-1])
+        f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}] simultaneously")

@@ -136,7 +136,8 @@ def parse_pod_terms(pod: Pod) -> tuple[PodTerms, str | None]:
     """``framework.NewPodInfo``: the four term lists and the aggregated parse error.
 
     A list with an invalid term is left empty (the others are kept), as upstream does; the
-    error text is ``None`` when every term parsed.
+    error text is ``None`` when every term parsed, else ``<list>: <LabelSelectorAsSelector's
+    error>`` per failing list (:func:`ksched.labels.label_selector_error`), aggregated.
     """
     lists, errors = {}, []
     for name, parse, affinity in (

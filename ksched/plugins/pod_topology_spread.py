@@ -204,10 +204,18 @@ class PodTopologySpread:
         return self.args.defaulting_type == SYSTEM
 
     def _constraints(self, cycle: Cycle, action: str) -> list[Constraint] | Status:
+        """The pod's constraints of ``action``, or the Error status of an invalid selector,
+        worded as ``calPreFilterState`` / ``getConstraints`` (hard) and ``PreScore`` /
+        ``initPreScoreState`` (soft) wrap ``LabelSelectorAsSelector``'s error."""
         try:
             return build_constraints(cycle.pod, action, self.args, cycle.state)
         except ValueError as exc:
-            return Status(Code.ERROR, (f"obtaining pod's topology spread constraints: {exc}",))
+            hard = action == DO_NOT_SCHEDULE
+            source = ("obtaining pod's" if cycle.pod.topology_spread_constraints
+                      else "setting default")
+            context = "get constraints from pod" if hard else "calculating preScoreState"
+            return Status(Code.ERROR, (f"{context}: {source} {'hard' if hard else 'soft'} "
+                                       f"topology spread constraints: {exc}",))
 
     def pre_filter(self, cycle: Cycle) -> Status | None:
         constraints = self._constraints(cycle, DO_NOT_SCHEDULE)

@@ -15,7 +15,7 @@ from ksched.framework.runtime import Framework, SchedulingError
 from ksched.plugins import IN_TREE_REGISTRY
 from ksched.profile import Profile, default_profile, num_feasible_nodes_to_find
 from ksched.state import ClusterState
-from ksched.status import Status, unschedulable
+from ksched.status import Status, unresolvable, unschedulable
 
 
 def node(name: str, cpu: int = 4000, **kw) -> Node:
@@ -157,3 +157,123 @@ def test_a_resource_no_node_has_is_insufficient_everywhere() -> None:
     assert {s.reasons for s in result.failures.values()} == {("Insufficient nvidia.com/gpu",)}
     assert {s.code for s in result.failures.values()} == {Status(3).code}
     assert result.message == "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+
+
+def _without_scoring() -> Profile:
+    """The default profile with ``score.disabled: ['*']`` (its PreScore plugins stay)."""
+    profile = default_profile(100)
+    return attrs.evolve(profile, plugins={**profile.plugins, "score": ()})
+
+
+def test_single_feasible_node_without_score_plugins_totals_zero() -> None:
+    """``schedulePod`` places a lone feasible node unscored; its informational total is the
+    Score plugins' sum, 0 when there are none (as the traces record it), not the 1 that
+    ``prioritizeNodes`` gives every node of several."""
+    state = ClusterState.from_records([node("a", cpu=500), node("b")])
+    result = Framework(_without_scoring()).schedule_one(state, pod(), always_score=True)
+    assert result.node == 1 and result.totals.tolist() == [0] and result.scores == {}
+    assert result.pre_score_skipped == frozenset()  # no PreScore runs without Score plugins
+    # No Score plugins: the walk stops at the first feasible node (numFeasibleNodesToFind 1).
+    state = ClusterState.from_records([node("a"), node("b")])
+    result = Framework(_without_scoring()).schedule_one(state, pod(), always_score=True)
+    assert result.feasible.tolist() == [0] and result.totals.tolist() == [0]
+
+
+def test_several_feasible_nodes_without_score_plugins_score_one() -> None:
+    """``prioritizeNodes`` without Score plugins: every node 1 (the walk only finds several
+    through a caller's own list, so the scoring step is called directly)."""
+    from ksched.framework.interfaces import Cycle
+
+    state = ClusterState.from_records([node("a"), node("b")])
+    result = Framework(_without_scoring())._score(
+        Cycle(state, pod()), dict(_base(state), feasible=np.array([0, 1])), None, True)
+    assert result.totals.tolist() == [1, 1] and result.pre_score_skipped == frozenset()
+
+
+def _base(state: ClusterState) -> dict:
+    empty = np.zeros(0, dtype=np.int64)
+    return dict(pod=pod(), node=None, feasible=empty, evaluated=empty, failures={},
+                pre_filter_status=None, pre_filter_nodes=None, pre_filter_skipped=frozenset(),
+                pre_score_skipped=frozenset(), raw_scores={}, normalized_scores={}, scores={},
+                totals=empty, max_nodes=empty, num_nodes_to_find=2, next_start_index=0)
+
+
+def test_pre_score_error_on_a_single_feasible_node_still_places_it() -> None:
+    """Upstream never runs PreScore for one feasible node, so an invalid ScheduleAnyway
+    selector does not stop it; with two nodes the PreScore error fails the cycle."""
+    from ksched.api import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
+
+    bad = LabelSelector(match_expressions=[LabelSelectorRequirement("app", "In", ())])
+    spread = attrs.evolve(pod(), topology_spread_constraints=(
+        TopologySpreadConstraint(1, "zone", "ScheduleAnyway", bad),))
+    state = ClusterState.from_records([node("a", cpu=500), node("b")])
+    result = Framework(default_profile()).schedule_one(state, spread, always_score=True)
+    assert result.node == 1 and result.scores == {}
+    state = ClusterState.from_records([node("a"), node("b")])
+    with pytest.raises(SchedulingError) as caught:
+        Framework(default_profile()).schedule_one(state, spread)
+    assert str(caught.value) == (
+        'running PreScore plugin "PodTopologySpread": calculating preScoreState: obtaining '
+        "pod's soft topology spread constraints: values: Invalid value: null: for 'in', "
+        "'notin' operators, values set can't be empty")
+
+
+def _pinned(*names: str):
+    """Required node affinity on ``metadata.name`` (NodeAffinity's PreFilter node subset)."""
+    from ksched.api import NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm
+
+    return NodeAffinity(required=tuple(NodeSelectorTerm(match_fields=(
+        NodeSelectorRequirement("metadata.name", "In", (name,)),)) for name in names))
+
+
+def test_unschedulable_plugins_include_the_pre_filter_that_narrowed_the_nodes() -> None:
+    """``findNodesThatFitPod`` starts the diagnosis set from ``RunPreFilterPlugins``' plugins
+    with a node subset: NodeAffinity counts even though no node failed its Filter."""
+    state = ClusterState.from_records([node("a", cpu=500), node("b"), node("c")])
+    pinned = attrs.evolve(pod(), node_affinity=_pinned("a", "b"))
+    result = Framework(default_profile()).schedule_one(state, pinned)
+    assert result.node == 1 and result.pre_filter_plugins == {"NodeAffinity"}
+    assert result.unschedulable_plugins == {"NodeAffinity", "NodeResourcesFit"}
+    failing = attrs.evolve(pod(), node_affinity=_pinned("a"))
+    result = Framework(default_profile()).schedule_one(state, failing)
+    assert result.node is None and result.unschedulable_plugins == {"NodeAffinity",
+                                                                    "NodeResourcesFit"}
+    assert result.message == ("0/3 nodes are available: 1 Insufficient cpu, "
+                              "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    plain = Framework(default_profile()).schedule_one(state, pod())
+    assert plain.pre_filter_plugins == frozenset()
+    assert plain.unschedulable_plugins == {"NodeResourcesFit"}
+
+
+def _subset_plugin(name: str, nodes: frozenset[str]):
+    """A PreFilter plugin that narrows the nodes to ``nodes``."""
+    from ksched.framework.interfaces import PreFilterResult
+
+    @attrs.frozen
+    class Narrowing:
+        NAME: ClassVar[str] = name
+        args: object = None
+
+        def pre_filter(self, cycle):
+            return PreFilterResult(nodes)
+
+    return Narrowing
+
+
+def test_empty_node_subset_names_the_plugins_sorted_without_a_plugin() -> None:
+    """``RunPreFilterPlugins``: when the merged subsets leave no node, the status is
+    UnschedulableAndUnresolvable, names the plugins sorted, and carries no plugin; the
+    diagnosis set is the narrowing plugins."""
+    registry = IN_TREE_REGISTRY.merged({"Zeta": _subset_plugin("Zeta", frozenset({"a"})),
+                                        "Alpha": _subset_plugin("Alpha", frozenset({"b"}))})
+    base = default_profile(100)
+    profile = attrs.evolve(base, plugins={**base.plugins,
+                                          "preFilter": ("Zeta", "Alpha")})
+    state = ClusterState.from_records([node("a"), node("b")])
+    result = Framework(profile, registry).schedule_one(state, pod())
+    assert result.pre_filter_status == unresolvable(
+        "node(s) didn't satisfy plugin(s) [Alpha Zeta] simultaneously")
+    assert result.pre_filter_status.plugin == ""
+    assert result.unschedulable_plugins == {"Alpha", "Zeta"}
+    assert result.message == ("0/2 nodes are available: "
+                              "node(s) didn't satisfy plugin(s) [Alpha Zeta] simultaneously.")

@@ -294,7 +294,8 @@ def test_invalid_selectors() -> None:
     s = _scenario([], pod)
     status = InterPodAffinity().pre_filter(s.cycle())
     assert status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-    assert status.message.startswith("parsing pod: requiredAffinityTerms: ")
+    assert status.message == ("parsing pod: requiredAffinityTerms: values: Invalid value: "
+                              "null: for 'in', 'notin' operators, values set can't be empty")
     assert check_filter(s) is None
     # A running pod's invalid list is dropped; its other lists still apply.
     other = _pod("db", "a", {"app": "db"}, anti=PodAffinity(

@@ -215,6 +215,9 @@ def test_invalid_selector_is_an_error() -> None:
     s = build_scenario(NODES, BOUND, _pod("p", labels=WEB, constraints=(c,)))
     status = PodTopologySpread().pre_filter(s.cycle())
     assert status is not None and status.code == Code.ERROR
+    assert status.message == (
+        "get constraints from pod: obtaining pod's hard topology spread constraints: values: "
+        "Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
     assert check_filter(s) is None
 
 
