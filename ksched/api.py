@@ -1,24 +1,46 @@
 """Frozen records of the Kubernetes objects the scheduler reads.
 
+Records check themselves: every field's type is checked at construction (``Node(unschedulable=
+"false")`` raises :class:`~ksched.errors.InvalidObjectError`), resource lists take quantity
+strings where users write them (``Node(allocatable={"cpu": "8", "memory": "32Gi"})`` is 8 cores)
+and integers in the units the scheduler uses (cpu in milli-cores, everything else in units), and
+the API server's defaulting that reaches scheduling is applied (a container's requests default
+to its limits, a ``host_network`` pod's ports to host ports, pod-level requests to the
+containers' and the pod's limits).
+
 Each record is built from the wire format (``kubectl get -o json``) by a ``from_manifest``
-constructor that checks every field it reads and raises :class:`~ksched.errors.InvalidObjectError`
-naming the object and the field path. Resource quantities are stored as exact integers in the
-units the scheduler uses: cpu in milli-cores, everything else in units (both rounded up, as
-apimachinery's ``MilliValue`` / ``Value`` do).
+constructor that checks every field it reads, applies the API server's defaulting
+(``pkg/apis/core/v1/defaults.go``) and its v1.35 validation (``pkg/apis/core/validation``) for
+the fields that reach scheduling, and raises :class:`~ksched.errors.InvalidObjectError` naming
+the object and the field path, in the API server's words (``Invalid value: 0: must be between 1
+and 65535, inclusive``). Resource quantities are stored as exact integers in the units the
+scheduler uses: cpu in milli-cores, everything else in units (both rounded up, as
+apimachinery's ``MilliValue`` / ``Value`` do); a quantity whose amount does not fit an int64 is
+refused (upstream's ``MilliValue`` would overflow, see :mod:`ksched.quantity`).
+
+Deliberately lenient, as the scheduler sees such objects from older API servers: label
+selectors of pod (anti-)affinity terms and topology spread constraints are not checked for
+label syntax here (the scheduler's plugins report them), nor are PodDisruptionBudget selectors
+(an invalid one matches nothing); pods without containers are accepted.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
+import numbers
 import operator
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from fractions import Fraction
 from typing import Any
 
 import attrs
 
 from ksched import quantity as _quantity
-from ksched.constants import CPU, DEFAULT_SCHEDULER_NAME
+from ksched import validation as _v
+from ksched.constants import CPU, DEFAULT_SCHEDULER_NAME, MEMORY
+from ksched.errors import InvalidObjectError
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_OPERATORS = ("", "Equal", "Exists")
@@ -28,7 +50,17 @@ PROTOCOLS = ("TCP", "UDP", "SCTP")
 UNSATISFIABLE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
 INCLUSION_POLICIES = ("Honor", "Ignore")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: ``scheduling.HighestUserDefinablePriority``.
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+#: ``scheduling.SystemPriorityClasses()``: name -> value (neither is the global default).
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2000001000,
+                           "system-cluster-critical": 2000000000}
+#: ``v1.LabelMetadataName``: the label ``SetDefaults_Namespace`` gives every namespace.
+LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
+_HUGEPAGES = "hugepages-"
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -65,34 +97,302 @@ class FrozenDict(Mapping[str, Any]):
         return f"FrozenDict({self._data!r})"
 
 
-def _frozen_dict(value: Mapping[str, Any] | None) -> FrozenDict:
-    return value if isinstance(value, FrozenDict) else FrozenDict(value)
+class _StringMap(FrozenDict):
+    """A :class:`FrozenDict` already checked to map strings to strings."""
+
+    __slots__ = ()
 
 
-def _optional_frozen_dict(value: Mapping[str, Any] | None) -> FrozenDict | None:
-    return None if value is None else _frozen_dict(value)
+class ResourceList(FrozenDict):
+    """A checked resource list: name -> amount in scheduler units (cpu in milli-cores,
+    everything else in units), each amount an int in ``[0, 2**63 - 1]``."""
+
+    __slots__ = ()
 
 
-def _tuple(value: Any) -> tuple:
-    return tuple(value or ())
+_EMPTY_STRINGS = _StringMap()
+_EMPTY_RESOURCES = ResourceList()
+
+
+# --------------------------------------------------------------------------- record checks
+
+_TYPE_NAMES = {dict: "an object", list: "a list", tuple: "a list", str: "a string",
+               bool: "a boolean", int: "an integer", float: "a number", type(None): "null"}
+
+
+def _type_name(value: Any) -> str:
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _owner(record: Any) -> str:
+    """How errors name a record: ``pod default/web``, ``node n1``, ``container c``, ``taint``."""
+    kind = type(record).__name__.lower()
+    name = getattr(record, "name", None)
+    if not isinstance(name, str):
+        return kind
+    namespace = getattr(record, "namespace", None)
+    return f"{kind} {namespace}/{name}" if isinstance(namespace, str) else f"{kind} {name}"
+
+
+def _refuse(record: Any, path: str, problem: str) -> None:
+    raise InvalidObjectError(_owner(record), path, problem)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int or (isinstance(value, numbers.Integral)
+                                  and not isinstance(value, bool))
+
+
+def _is_real(value: Any) -> bool:
+    return type(value) is float or _is_int(value) or (isinstance(value, numbers.Real)
+                                                      and not isinstance(value, bool))
+
+
+@attrs.frozen
+class _Check:
+    """How a record checks one field: ``fast``, a Python expression over ``{v}`` (the value)
+    true for the common valid values, by exact type; and ``slow(record, name, value)``, which
+    raises the error when the value is invalid after all. ``env`` names what ``fast`` uses
+    (as ``{K}`` and ``{A}``)."""
+
+    fast: str
+    slow: Callable[[Any, str, Any], None]
+    env: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+def _simple(fast: str, what: str, test: Callable[[Any], bool]) -> _Check:
+    def slow(record: Any, name: str, value: Any) -> None:
+        if not test(value):
+            _refuse(record, name, f"expected {what}, got {_type_name(value)}")
+    return _Check(fast, slow)
+
+
+_STR = _simple("type({v}) is str", "a string", lambda v: isinstance(v, str))
+_BOOL = _simple("{v} is True or {v} is False", "a boolean", lambda v: isinstance(v, bool))
+_INT = _simple("type({v}) is int", "an integer", _is_int)
+_OPT_INT = _simple("{v} is None or type({v}) is int", "an integer or null",
+                   lambda v: v is None or _is_int(v))
+_OPT_TIME = _simple("{v} is None or type({v}) is float or type({v}) is int",
+                    "a number of seconds or null", lambda v: v is None or _is_real(v))
+
+
+def _instance(kind: type) -> _Check:
+    """A field holding a ``kind`` record."""
+    return _Check("type({v}) is {K}", _simple("", f"a {kind.__name__}",
+                                              lambda v: isinstance(v, kind)).slow, {"K": kind})
+
+
+_INT_OR_PERCENT = _simple("{v} is None or type({v}) is int or type({v}) is str",
+                          "an integer, a percentage or null",
+                          lambda v: v is None or _is_int(v) or isinstance(v, str))
+
+
+def _items(kind: type, what: str) -> _Check:
+    """A tuple field (or ``None``): every item of type ``kind``."""
+    def slow(record: Any, name: str, value: Any) -> None:
+        for i, item in enumerate(value or ()):
+            if not isinstance(item, kind):
+                _refuse(record, f"{name}[{i}]", f"expected {what}, got {_type_name(item)}")
+    return _Check("not {v} or all([type(x) is {K} for x in {v}])", slow, {"K": kind})
+
+
+def _optional(kind: type) -> _Check:
+    """A field holding a ``kind`` record or ``None``."""
+    return _Check("{v} is None or type({v}) is {K}",
+                  _simple("", f"a {kind.__name__} or null",
+                          lambda v: v is None or isinstance(v, kind)).slow, {"K": kind})
+
+
+def _one_of(*allowed: str, optional: bool = False) -> _Check:
+    """An enum field, its errors worded as ``field.NotSupported``."""
+    shown = [a for a in allowed if a]
+    accepted = frozenset(allowed)
+
+    def slow(record: Any, name: str, value: Any) -> None:
+        if value is None and optional:
+            return
+        if not isinstance(value, str):
+            _refuse(record, name, f"expected a string, got {_type_name(value)}")
+        if value not in accepted:
+            _refuse(record, name, _body(_v.not_supported(name, value, shown)))
+    fast = "type({v}) is str and {v} in {A}"
+    return _Check("{v} is None or " + fast if optional else fast, slow, {"A": accepted})
+
+
+def _field(check: _Check, **kw: Any) -> Any:
+    """An attrs field checked by ``check`` (see :func:`_record`)."""
+    return attrs.field(metadata={"check": check}, **kw)
+
+
+#: The compiled check of each record class.
+_CHECKS: dict[type, Callable[[Any], None]] = {}
+
+
+def _compile_checks(cls: type) -> Callable[[Any], None]:
+    """One function testing every checked field of ``cls`` in one expression (the common
+    case costs a few attribute loads), running the fields' slow checks only when it fails."""
+    fields = [f for f in attrs.fields(cls) if "check" in f.metadata]
+    env: dict[str, Any] = {}
+    tests = []
+    for i, f in enumerate(fields):
+        check = f.metadata["check"]
+        env.update({f"{key}{i}": value for key, value in check.env.items()})
+        tests.append("(" + check.fast.format(v=f"r.{f.name}", K=f"K{i}", A=f"A{i}") + ")")
+    exec("def fast(r):\n    return " + (" and ".join(tests) or "True"), env)  # noqa: S102
+    fast = env["fast"]
+
+    def check(record: Any) -> None:
+        if not fast(record):
+            for f in fields:
+                f.metadata["check"].slow(record, f.name, getattr(record, f.name))
+    return check
+
+
+def _record(cls: type) -> type:
+    """``attrs.frozen``, the fields checked after ``__init__`` (by :func:`_compile_checks`),
+    before the class's own ``__attrs_post_init__`` (its defaulting)."""
+    own = cls.__dict__.get("__attrs_post_init__")
+
+    def __attrs_post_init__(self: Any) -> None:
+        _CHECKS[type(self)](self)
+        if own is not None:
+            own(self)
+
+    cls.__attrs_post_init__ = __attrs_post_init__
+    record = attrs.frozen(cls)
+    _CHECKS[record] = _compile_checks(record)
+    return record
+
+
+def _body(err: _v.FieldError) -> str:
+    """A field error's text after its path (``ErrorBody``)."""
+    return str(err)[len(err.field) + 2:]
+
+
+def _seq(value: Any, record: Any, field: Any) -> tuple:
+    """Converter: any iterable (not a string or mapping) to a tuple; ``None`` to ``()``."""
+    if value is None:
+        return ()
+    if type(value) is tuple:
+        return value
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+        _refuse(record, field.name, f"expected a list, got {_type_name(value)}")
+    return tuple(value)
+
+
+def _opt_seq(value: Any, record: Any, field: Any) -> tuple | None:
+    return None if value is None else _seq(value, record, field)
+
+
+_SEQ = attrs.Converter(_seq, takes_self=True, takes_field=True)
+_OPT_SEQ = attrs.Converter(_opt_seq, takes_self=True, takes_field=True)
+
+
+def _string_map(value: Any, record: Any, field: Any) -> _StringMap:
+    """Converter: a mapping of strings to strings, checked once (a checked map passes)."""
+    if type(value) is _StringMap:
+        return value
+    if value is None:
+        return _EMPTY_STRINGS
+    if not isinstance(value, Mapping):
+        _refuse(record, field.name, f"expected an object, got {_type_name(value)}")
+    for key, item in value.items():
+        if not isinstance(key, str):
+            _refuse(record, field.name, f"expected string keys, got {_type_name(key)}")
+        if not isinstance(item, str):
+            _refuse(record, f"{field.name}.{key}", f"expected a string, got {_type_name(item)}")
+    return _StringMap(value)
+
+
+def _opt_string_map(value: Any, record: Any, field: Any) -> _StringMap | None:
+    return None if value is None else _string_map(value, record, field)
+
+
+_STRING_MAP = attrs.Converter(_string_map, takes_self=True, takes_field=True)
+_OPT_STRING_MAP = attrs.Converter(_opt_string_map, takes_self=True, takes_field=True)
+
+
+def _amount(name: str, value: Any, record: Any, path: str) -> int:
+    """One resource amount: an int in scheduler units as it is, a quantity (string or float)
+    converted (cpu to milli-cores, the rest to units, rounded up)."""
+    if type(value) is int and 0 <= value <= INT64_MAX:
+        return value
+    if _is_int(value):
+        if not 0 <= value <= INT64_MAX:
+            shown = _v.invalid(path, int(value), "must be greater than or equal to 0"
+                               if value < 0 else f"must be at most {INT64_MAX}")
+            _refuse(record, path, _body(shown))
+        return int(value)
+    if isinstance(value, str | float) and not isinstance(value, bool):
+        try:
+            if _quantity.parse_quantity(value) < 0:
+                _refuse(record, path, _body(_v.invalid(path, _quantity.canonical(value),
+                                                       "must be greater than or equal to 0")))
+            return _quantity.scheduler_amount(name, value)
+        except _quantity.QuantityError as exc:
+            _refuse(record, path, str(exc))
+    _refuse(record, path, f"expected a quantity, got {_type_name(value)}")
+
+
+def _resource_list(value: Any, record: Any, field: Any) -> ResourceList:
+    """Converter: a resource list in scheduler units, checked once (a checked list passes)."""
+    if type(value) is ResourceList:
+        return value
+    if value is None:
+        return _EMPTY_RESOURCES
+    if not isinstance(value, Mapping):
+        _refuse(record, field.name, f"expected an object, got {_type_name(value)}")
+    out = {}
+    for name, amount in value.items():
+        if not isinstance(name, str):
+            _refuse(record, field.name, f"expected string keys, got {_type_name(name)}")
+        out[name] = _amount(name, amount, record, f"{field.name}.{name}")
+    return ResourceList(out)
+
+
+def _opt_resource_list(value: Any, record: Any, field: Any) -> ResourceList | None:
+    return None if value is None else _resource_list(value, record, field)
+
+
+_RESOURCES = attrs.Converter(_resource_list, takes_self=True, takes_field=True)
+_OPT_RESOURCES = attrs.Converter(_opt_resource_list, takes_self=True, takes_field=True)
+
+
+def _tuple_of(kind: type, optional: bool = False) -> Any:
+    """A tuple field of ``kind`` items, from any iterable (``None`` if ``optional``)."""
+    what = "a string" if kind is str else f"a {kind.__name__}"
+    if optional:
+        return _field(_items(kind, what), default=None, converter=_OPT_SEQ)
+    return _field(_items(kind, what), default=(), converter=_SEQ)
+
+
+def _strings_field(**kw: Any) -> Any:
+    return _field(_items(str, "a string"), default=(), converter=_SEQ, **kw)
 
 
 # --------------------------------------------------------------------------- records
 
 
-@attrs.frozen
+@_record
 class Taint:
-    key: str
-    value: str = ""
-    effect: str = "NoSchedule"
+    key: str = _field(_STR)
+    value: str = _field(_STR, default="")
+    effect: str = _field(_one_of(*TAINT_EFFECTS), default="NoSchedule")
 
 
-@attrs.frozen
+@_record
 class Toleration:
-    key: str = ""
-    operator: str = ""
-    value: str = ""
-    effect: str = ""
+    key: str = _field(_STR, default="")
+    #: ``""`` means ``Equal``.
+    operator: str = _field(_one_of(*TOLERATION_OPERATORS), default="")
+    value: str = _field(_STR, default="")
+    #: ``""`` matches every effect.
+    effect: str = _field(_one_of("", *TAINT_EFFECTS), default="")
 
     def tolerates(self, taint: Taint) -> bool:
         """Mirror of ``Toleration.ToleratesTaint`` (k8s.io/api/core/v1/toleration.go)."""
@@ -105,48 +405,53 @@ class Toleration:
         return self.value == taint.value
 
 
-@attrs.frozen
+@_record
 class NodeSelectorRequirement:
-    key: str
-    operator: str
-    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    """A node selector requirement; an invalid one (bad key, operator or values) is kept:
+    NodeAffinity treats it as matching nothing."""
+
+    key: str = _field(_STR)
+    operator: str = _field(_STR)
+    values: tuple[str, ...] = _strings_field()
 
 
-@attrs.frozen
+@_record
 class NodeSelectorTerm:
-    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(),
-                                                                         converter=_tuple)
-    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+    match_expressions: tuple[NodeSelectorRequirement, ...] = _tuple_of(NodeSelectorRequirement)
+    match_fields: tuple[NodeSelectorRequirement, ...] = _tuple_of(NodeSelectorRequirement)
 
 
-@attrs.frozen
+@_record
 class PreferredSchedulingTerm:
-    weight: int
-    preference: NodeSelectorTerm
+    weight: int = _field(_INT)
+    preference: NodeSelectorTerm = _field(_instance(NodeSelectorTerm))
 
 
-@attrs.frozen
+@_record
 class NodeAffinity:
     #: ``None`` when the pod states no required node affinity.
-    required: tuple[NodeSelectorTerm, ...] | None = None
+    required: tuple[NodeSelectorTerm, ...] | None = _tuple_of(NodeSelectorTerm, optional=True)
     #: ``None`` when the field is absent (an explicit empty list is not skipped upstream).
-    preferred: tuple[PreferredSchedulingTerm, ...] | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] | None = _tuple_of(PreferredSchedulingTerm,
+                                                                      optional=True)
 
 
-@attrs.frozen
+@_record
 class LabelSelectorRequirement:
-    key: str
-    operator: str
-    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    """A label selector requirement; its syntax is left to the selector's user (upstream's
+    ``LabelSelectorAsSelector`` fails on an invalid one)."""
+
+    key: str = _field(_STR)
+    operator: str = _field(_STR)
+    values: tuple[str, ...] = _strings_field()
 
 
-@attrs.frozen
+@_record
 class LabelSelector:
     """A ``metav1.LabelSelector``; the empty selector matches everything."""
 
-    match_labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(),
-                                                                          converter=_tuple)
+    match_labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_STRING_MAP)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = _tuple_of(LabelSelectorRequirement)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Mirror of ``metav1.LabelSelectorAsSelector(...).Matches``."""
@@ -166,115 +471,153 @@ class LabelSelector:
         return True
 
 
-@attrs.frozen
+_OPT_SELECTOR = _optional(LabelSelector)
+
+
+@_record
 class PodAffinityTerm:
-    topology_key: str
-    label_selector: LabelSelector | None = None
-    namespaces: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    namespace_selector: LabelSelector | None = None
-    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    mismatch_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    topology_key: str = _field(_STR)
+    label_selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
+    namespaces: tuple[str, ...] = _strings_field()
+    namespace_selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
+    match_label_keys: tuple[str, ...] = _strings_field()
+    mismatch_label_keys: tuple[str, ...] = _strings_field()
 
 
-@attrs.frozen
+@_record
 class WeightedPodAffinityTerm:
-    weight: int
-    term: PodAffinityTerm
+    weight: int = _field(_INT)
+    term: PodAffinityTerm = _field(_instance(PodAffinityTerm))
 
 
-@attrs.frozen
+@_record
 class PodAffinity:
     """Pod affinity or anti-affinity: required and preferred terms."""
 
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    required: tuple[PodAffinityTerm, ...] = _tuple_of(PodAffinityTerm)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = _tuple_of(WeightedPodAffinityTerm)
 
 
-@attrs.frozen
+_POLICY = _one_of(*INCLUSION_POLICIES, optional=True)
+
+
+@_record
 class TopologySpreadConstraint:
-    max_skew: int
-    topology_key: str
-    when_unsatisfiable: str
-    label_selector: LabelSelector | None = None
-    min_domains: int | None = None
-    node_affinity_policy: str | None = None
-    node_taints_policy: str | None = None
-    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    """A topology spread constraint. ``None`` policies and ``min_domains`` are the
+    scheduler's defaults (``Honor``, ``Ignore``, 1)."""
+
+    max_skew: int = _field(_INT)
+    topology_key: str = _field(_STR)
+    when_unsatisfiable: str = _field(_one_of(*UNSATISFIABLE_ACTIONS))
+    label_selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
+    min_domains: int | None = _field(_OPT_INT, default=None)
+    node_affinity_policy: str | None = _field(_POLICY, default=None)
+    node_taints_policy: str | None = _field(_POLICY, default=None)
+    match_label_keys: tuple[str, ...] = _strings_field()
 
 
-@attrs.frozen
+@_record
 class ContainerPort:
-    container_port: int
-    host_port: int = 0
-    protocol: str = "TCP"
-    host_ip: str = ""
+    container_port: int = _field(_INT)
+    #: 0: none (a ``host_network`` pod's ports default to host ports, see :class:`Pod`).
+    host_port: int = _field(_INT, default=0)
+    protocol: str = _field(_one_of(*PROTOCOLS), default="TCP")
+    host_ip: str = _field(_STR, default="")
 
 
-@attrs.frozen
+@_record
 class Container:
-    name: str
-    image: str = ""
-    #: Only the resources the manifest states (the non-zero scoring rule needs to know).
-    requests: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    ports: tuple[ContainerPort, ...] = attrs.field(default=(), converter=_tuple)
+    """A container. ``requests`` and ``limits`` take quantities (strings such as ``"500m"``
+    or ``"1Gi"``, or floats: ``0.5`` cpu is half a core) or ints in scheduler units (cpu
+    milli-cores, the rest units); a resource with a limit and no request requests its limit
+    (``SetDefaults_Pod``)."""
+
+    name: str = _field(_STR)
+    image: str = _field(_STR, default="")
+    #: Only the resources the manifest states, or its limits give (the non-zero scoring rule
+    #: needs to know).
+    requests: ResourceList = attrs.field(factory=ResourceList, converter=_RESOURCES)
+    ports: tuple[ContainerPort, ...] = _tuple_of(ContainerPort)
     #: ``restartPolicy: Always`` on an init container makes it a sidecar.
-    restart_policy: str = ""
+    restart_policy: str = _field(_STR, default="")
+    limits: ResourceList = attrs.field(factory=ResourceList, converter=_RESOURCES)
+
+    def __attrs_post_init__(self) -> None:
+        """``SetDefaults_Pod``: requests default to limits, per resource."""
+        if self.limits and not self.limits._data.keys() <= self.requests._data.keys():
+            object.__setattr__(self, "requests", ResourceList({**self.limits, **self.requests}))
 
     @property
     def is_sidecar(self) -> bool:
         return self.restart_policy == "Always"
 
 
-@attrs.frozen
+@_record
 class Volume:
     """A pod volume, reduced to what the volume plugins look at."""
 
-    name: str
-    kind: str
-    claim_name: str = ""
+    name: str = _field(_STR)
+    kind: str = _field(_STR)
+    claim_name: str = _field(_STR, default="")
 
 
-@attrs.frozen
+@_record
 class Pod:
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    node_name: str = ""
-    scheduler_name: str = DEFAULT_SCHEDULER_NAME
-    priority: int = 0
-    containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
-    init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
-    overhead: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
+    """A pod. Resource lists take quantity strings or ints in scheduler units (as
+    :class:`Container`); ``host_network`` pods' container ports default to host ports and
+    ``pod_limits`` default the pod-level requests, as the API server's ``SetDefaults_Pod``
+    does."""
+
+    name: str = _field(_STR)
+    namespace: str = _field(_STR, default="default")
+    uid: str = _field(_STR, default="")
+    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_STRING_MAP)
+    node_name: str = _field(_STR, default="")
+    scheduler_name: str = _field(_STR, default=DEFAULT_SCHEDULER_NAME)
+    priority: int = _field(_INT, default=0)
+    containers: tuple[Container, ...] = _tuple_of(Container)
+    init_containers: tuple[Container, ...] = _tuple_of(Container)
+    overhead: FrozenDict = attrs.field(factory=ResourceList, converter=_RESOURCES)
     #: Pod-level ``spec.resources.requests``; ``None`` when absent.
-    pod_requests: FrozenDict | None = attrs.field(default=None, converter=_optional_frozen_dict)
+    pod_requests: FrozenDict | None = attrs.field(default=None, converter=_OPT_RESOURCES)
     #: ``None`` when absent; an explicit ``{}`` stops NodeAffinity's PreFilter from skipping.
-    node_selector: FrozenDict | None = attrs.field(default=None, converter=_optional_frozen_dict)
-    node_affinity: NodeAffinity | None = None
-    pod_affinity: PodAffinity | None = None
-    pod_anti_affinity: PodAffinity | None = None
-    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tuple)
-    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
-        default=(), converter=_tuple
-    )
-    volumes: tuple[Volume, ...] = attrs.field(default=(), converter=_tuple)
-    resource_claims: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    node_selector: FrozenDict | None = attrs.field(default=None, converter=_OPT_STRING_MAP)
+    node_affinity: NodeAffinity | None = _field(_optional(NodeAffinity), default=None)
+    pod_affinity: PodAffinity | None = _field(_optional(PodAffinity), default=None)
+    pod_anti_affinity: PodAffinity | None = _field(_optional(PodAffinity), default=None)
+    tolerations: tuple[Toleration, ...] = _tuple_of(Toleration)
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = _tuple_of(
+        TopologySpreadConstraint)
+    volumes: tuple[Volume, ...] = _tuple_of(Volume)
+    resource_claims: tuple[str, ...] = _strings_field()
     #: The controlling owner reference as (apiVersion, kind, name), if any.
-    controller: tuple[str, str, str] | None = None
-    phase: str = ""
-    deleting: bool = False
-    preemption_policy: str = "PreemptLowerPriority"
-    priority_class_name: str = ""
+    controller: tuple[str, str, str] | None = _tuple_of(str, optional=True)
+    phase: str = _field(_STR, default="")
+    deleting: bool = _field(_BOOL, default=False)
+    preemption_policy: str = _field(_one_of(*PREEMPTION_POLICIES), default="PreemptLowerPriority")
+    priority_class_name: str = _field(_STR, default="")
     #: ``status.startTime`` and ``metadata.creationTimestamp`` as POSIX seconds (UTC).
-    start_time: float | None = None
-    creation_time: float | None = None
-    nominated_node_name: str = ""
-    scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    start_time: float | None = _field(_OPT_TIME, default=None)
+    creation_time: float | None = _field(_OPT_TIME, default=None)
+    nominated_node_name: str = _field(_STR, default="")
+    scheduling_gates: tuple[str, ...] = _strings_field()
     #: The pod's ``Ready`` condition is ``True`` (``podutil.IsPodReady``).
-    ready: bool = False
+    ready: bool = _field(_BOOL, default=False)
     #: ``spec.priority`` / ``spec.preemptionPolicy`` are set (Priority admission leaves them).
-    priority_set: bool = False
-    preemption_policy_set: bool = False
+    priority_set: bool = _field(_BOOL, default=False)
+    preemption_policy_set: bool = _field(_BOOL, default=False)
+    #: ``spec.hostNetwork``: every container port without a host port takes its container
+    #: port as host port (``defaultHostNetworkPorts``).
+    host_network: bool = _field(_BOOL, default=False)
+    #: Pod-level ``spec.resources.limits``; ``None`` when absent. They default the pod-level
+    #: requests (``defaultPodRequests``).
+    pod_limits: FrozenDict | None = attrs.field(default=None, converter=_OPT_RESOURCES)
+
+    def __attrs_post_init__(self) -> None:
+        if self.host_network:
+            _default_host_ports(self)
+        if self.pod_limits is not None or self.pod_requests is not None:
+            _default_pod_requests(self)
 
     @property
     def key(self) -> str:
@@ -292,7 +635,8 @@ class Pod:
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> Pod:
-        """Build a Pod from its wire-format dict, checking every field read."""
+        """Build a Pod from its wire-format dict: every field read is checked, the API
+        server's defaulting applied and its validation run."""
         return _parse_pod(obj)
 
     def with_status(self, start_time: float | None, nominated_node_name: str) -> Pod:
@@ -311,20 +655,74 @@ _POD_FIELDS = tuple(f.name for f in attrs.fields(Pod))
 _pod_values = operator.attrgetter(*_POD_FIELDS)
 
 
-@attrs.frozen
+def _default_host_ports(pod: Pod) -> None:
+    """``defaultHostNetworkPorts``: with host networking every container port (of app and
+    init containers) without a host port is exposed on its container port."""
+    for field in ("containers", "init_containers"):
+        containers = getattr(pod, field)
+        if any(p.host_port == 0 for c in containers for p in c.ports):
+            object.__setattr__(pod, field, _interned(tuple(
+                attrs.evolve(c, ports=tuple(
+                    attrs.evolve(p, host_port=p.container_port) if p.host_port == 0 else p
+                    for p in c.ports)) if c.ports else c
+                for c in containers)))
+
+
+def _is_pod_level_resource(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: cpu, memory and hugepages."""
+    return name in (CPU, MEMORY) or name.startswith(_HUGEPAGES)
+
+
+def _default_pod_requests(pod: Pod) -> None:
+    """``defaultHugePagePodLimits`` then ``defaultPodRequests`` (PodLevelResources, on by
+    default in v1.35): with pod-level limits, each pod-level request not stated defaults to
+    the containers' aggregated request (cpu, memory) or else to the pod-level limit.
+    Hugepage limits default to the containers' aggregate (their requests, which equal their
+    limits in a valid pod) when the pod states pod-level resources at all."""
+    from ksched.resources import pod_requests as aggregate
+
+    limits = dict(pod.pod_limits or {})
+    requests = dict(pod.pod_requests or {})
+    if not limits and not (requests and any(
+            n.startswith(_HUGEPAGES) and n not in requests
+            for c in pod.containers + pod.init_containers for n in c.requests)):
+        return  # nothing to default (this runs again on every attrs.evolve)
+    containers = aggregate(Pod(pod.name, containers=pod.containers,
+                               init_containers=pod.init_containers), use_pod_level=False)
+    for name, amount in containers.items():
+        if name.startswith(_HUGEPAGES) and name not in requests and name not in limits:
+            limits[name] = amount
+    if not limits:
+        return
+    for name, amount in containers.items():
+        if name not in requests and name in (CPU, MEMORY):
+            requests[name] = amount
+    for name, amount in limits.items():
+        if name not in requests and _is_pod_level_resource(name):
+            requests[name] = amount
+    if limits != pod.pod_limits:
+        object.__setattr__(pod, "pod_limits", ResourceList(limits))
+    if requests and requests != (pod.pod_requests or {}):
+        object.__setattr__(pod, "pod_requests", ResourceList(requests))
+
+
+@_record
 class ContainerImage:
-    names: tuple[str, ...] = attrs.field(converter=_tuple)
-    size_bytes: int = 0
+    names: tuple[str, ...] = _field(_items(str, "a string"), converter=_SEQ)
+    size_bytes: int = _field(_INT, default=0)
 
 
-@attrs.frozen
+@_record
 class Node:
-    name: str
-    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    unschedulable: bool = False
-    taints: tuple[Taint, ...] = attrs.field(default=(), converter=_tuple)
-    allocatable: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
-    images: tuple[ContainerImage, ...] = attrs.field(default=(), converter=_tuple)
+    """A node. ``allocatable`` takes quantities (``{"cpu": "8", "memory": "32Gi"}``: 8 cores)
+    or ints in scheduler units (``{"cpu": 8000}``: cpu in milli-cores, the rest in units)."""
+
+    name: str = _field(_STR)
+    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_STRING_MAP)
+    unschedulable: bool = _field(_BOOL, default=False)
+    taints: tuple[Taint, ...] = _tuple_of(Taint)
+    allocatable: FrozenDict = attrs.field(factory=ResourceList, converter=_RESOURCES)
+    images: tuple[ContainerImage, ...] = _tuple_of(ContainerImage)
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> Node:
@@ -332,15 +730,20 @@ class Node:
         return _parse_node(obj)
 
 
-@attrs.frozen
+@_record
 class Namespace:
-    name: str
-    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_dict)
+    name: str = _field(_STR)
+    labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_STRING_MAP)
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> Namespace:
-        r, meta = _metadata(obj, "Namespace", namespaced=False)
-        return cls(meta["name"], r.string_map(meta.get("labels"), "metadata.labels"))
+        """Build a Namespace (``ValidateNamespace``); ``SetDefaults_Namespace`` labels it
+        ``kubernetes.io/metadata.name: <name>``."""
+        r, meta = _metadata(obj, "Namespace", namespaced=False, name_check=_v.is_dns1123_label)
+        labels = r.labels(meta.get("labels"), "metadata.labels")
+        if labels.get(LABEL_METADATA_NAME) != meta["name"]:
+            labels = {**labels, LABEL_METADATA_NAME: meta["name"]}
+        return cls(meta["name"], labels)
 
 
 #: Kinds whose pod selector feeds PodTopologySpread's default constraints, with the
@@ -349,7 +752,7 @@ SELECTING_KINDS = {"Service": "v1", "ReplicationController": "v1", "ReplicaSet":
                    "StatefulSet": "apps/v1"}
 
 
-@attrs.frozen
+@_record
 class Workload:
     """A Service, ReplicationController, ReplicaSet or StatefulSet, reduced to its selector.
 
@@ -357,73 +760,51 @@ class Workload:
     Services and ReplicationControllers have plain label maps (``match_labels`` only).
     """
 
-    kind: str
-    name: str
-    namespace: str = "default"
-    selector: LabelSelector | None = None
+    kind: str = _field(_STR)
+    name: str = _field(_STR)
+    namespace: str = _field(_STR, default="default")
+    selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
     #: ``spec.replicas`` of a ReplicaSet, StatefulSet or ReplicationController (default 1);
     #: the disruption controller's expected pod count.
-    replicas: int | None = None
+    replicas: int | None = _field(_OPT_INT, default=None)
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> Workload:
-        kind = obj.get("kind") if isinstance(obj, Mapping) else None
-        r, meta = _metadata(obj, str(kind), namespaced=True)
-        spec = r.mapping(obj.get("spec"), "spec")
-        raw = spec.get("selector")
-        if raw is None:
-            selector = None
-        elif kind in ("Service", "ReplicationController"):
-            selector = LabelSelector(r.string_map(raw, "spec.selector"))
-        else:
-            selector = _label_selector(r, raw, "spec.selector")
-        replicas = None
-        if kind != "Service":
-            replicas = r.integer(spec.get("replicas"), "spec.replicas", 1)
-        return cls(str(kind), meta["name"], meta.get("namespace") or "default", selector,
-                   replicas)
+        return _parse_workload(obj)
 
 
-@attrs.frozen
+@_record
 class PriorityClass:
     """A scheduling.k8s.io/v1 PriorityClass (cluster-scoped)."""
 
-    name: str
-    value: int
-    global_default: bool = False
-    preemption_policy: str = "PreemptLowerPriority"
+    name: str = _field(_STR)
+    value: int = _field(_INT)
+    global_default: bool = _field(_BOOL, default=False)
+    preemption_policy: str = _field(_one_of(*PREEMPTION_POLICIES), default="PreemptLowerPriority")
 
     @classmethod
     def from_manifest(cls, obj: Mapping[str, Any]) -> PriorityClass:
-        """Build a PriorityClass from its wire-format dict, checking every field read."""
-        r, meta = _metadata(obj, "PriorityClass", namespaced=False)
-        value = r.integer(obj.get("value"), "value", None)
-        if value is None:
-            r.fail("value", "required value")
-        if not INT32_MIN <= value <= INT32_MAX:
-            r.fail("value", f"must be a 32-bit integer, got {value}")
-        return cls(meta["name"], value, r.boolean(obj.get("globalDefault"), "globalDefault"),
-                   r.choice(obj.get("preemptionPolicy"), "preemptionPolicy", PREEMPTION_POLICIES,
-                            "PreemptLowerPriority"))
+        """Build a PriorityClass from its wire-format dict (``ValidatePriorityClass``)."""
+        return _parse_priority_class(obj)
 
 
-@attrs.frozen
+@_record
 class PodDisruptionBudget:
     """A policy/v1 PodDisruptionBudget: its spec and the disruption controller's status.
 
     ``min_available`` / ``max_unavailable`` hold an int or a percentage string ("50%").
     """
 
-    name: str
-    namespace: str = "default"
+    name: str = _field(_STR)
+    namespace: str = _field(_STR, default="default")
     #: ``None`` when ``spec.selector`` is absent (the budget then matches nothing).
-    selector: LabelSelector | None = None
-    min_available: int | str | None = None
-    max_unavailable: int | str | None = None
-    disruptions_allowed: int = 0
-    current_healthy: int = 0
-    desired_healthy: int = 0
-    expected_pods: int = 0
+    selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
+    min_available: int | str | None = _field(_INT_OR_PERCENT, default=None)
+    max_unavailable: int | str | None = _field(_INT_OR_PERCENT, default=None)
+    disruptions_allowed: int = _field(_INT, default=0)
+    current_healthy: int = _field(_INT, default=0)
+    desired_healthy: int = _field(_INT, default=0)
+    expected_pods: int = _field(_INT, default=0)
     #: The pod names of ``status.disruptedPods``.
     disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
 
@@ -483,11 +864,16 @@ class _Reader:
         self.obj = obj
 
     def fail(self, path: str, problem: str) -> None:
-        from ksched.errors import InvalidObjectError
-
         raise InvalidObjectError(self.obj, path, problem)
 
+    def check(self, errors: list[_v.FieldError]) -> None:
+        """Raise the first of ``errors`` (a ``field.ErrorList``), if any."""
+        if errors:
+            self.fail(errors[0].field, _body(errors[0]))
+
     def mapping(self, value: Any, path: str) -> Mapping[str, Any]:
+        if type(value) is dict:
+            return value
         if value is None:
             return {}
         if not isinstance(value, Mapping):
@@ -495,6 +881,8 @@ class _Reader:
         return value
 
     def seq(self, value: Any, path: str) -> list:
+        if type(value) is list:
+            return value
         if value is None:
             return []
         if not isinstance(value, list | tuple):
@@ -502,17 +890,23 @@ class _Reader:
         return list(value)
 
     def string(self, value: Any, path: str, default: str = "") -> str:
+        if type(value) is str:
+            return value
         if value is None:
             return default
         if not isinstance(value, str):
             self.fail(path, f"expected a string, got {_type_name(value)}")
         return value
 
-    def integer(self, value: Any, path: str, default: int | None = 0) -> int | None:
+    def integer(self, value: Any, path: str, default: int | None = 0,
+                bits: int = 64) -> int | None:
+        """An integer field (``int32`` / ``int64`` upstream: larger values do not decode)."""
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(path, f"expected an integer, got {_type_name(value)}")
+        if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+            self.fail(path, f"must be a {bits}-bit integer, got {value}")
         return value
 
     def boolean(self, value: Any, path: str) -> bool:
@@ -522,11 +916,16 @@ class _Reader:
             self.fail(path, f"expected a boolean, got {_type_name(value)}")
         return value
 
-    def choice(self, value: Any, path: str, allowed: tuple[str, ...], default: str = "") -> str:
+    def choice(self, value: Any, path: str, allowed: tuple[str, ...], default: str = "",
+               shown: tuple[str, ...] | None = None, required: bool = True) -> str:
+        """An enum field: ``field.Required`` when empty (if ``required`` and ``""`` is not
+        allowed), else ``field.NotSupported`` listing ``shown`` (upstream's order; default
+        ``allowed``)."""
         text = self.string(value, path, default)
         if text not in allowed:
-            options = ", ".join(f'"{a}"' for a in allowed if a)
-            self.fail(path, f'unsupported value "{text}": supported values: {options}')
+            if not text and required:
+                self.check([_v.required(path)])
+            self.check([_v.not_supported(path, text, shown or [a for a in allowed if a])])
         return text
 
     def timestamp(self, value: Any, path: str) -> float | None:
@@ -542,72 +941,239 @@ class _Reader:
     def string_map(self, value: Any, path: str) -> FrozenDict:
         out = {}
         for key, item in self.mapping(value, path).items():
-            out[key] = self.string(item, f"{path}.{key}")
-        return FrozenDict(out)
+            out[self.key(key, path)] = self.string(item, f"{path}.{key}")
+        return _StringMap(out)
+
+    def key(self, key: Any, path: str) -> str:
+        """A mapping's key (YAML allows keys that are not strings; JSON does not)."""
+        if not isinstance(key, str):
+            self.fail(path, f"expected string keys, got {_type_name(key)} {key!r}")
+        return key
+
+    def labels(self, value: Any, path: str) -> FrozenDict:
+        """A label map, checked as ``ValidateLabels`` does."""
+        labels = self.string_map(value, path)
+        self.check(_v.labels_errors(labels, path))
+        return labels
 
     def strings(self, value: Any, path: str) -> tuple[str, ...]:
         return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(self.seq(value, path)))
 
-    def resources(self, value: Any, path: str) -> FrozenDict:
+    def resources(self, value: Any, path: str,
+                  names: Callable[[str, str], list[_v.FieldError]] | None = None) -> ResourceList:
         """A ResourceList: cpu in milli-cores, everything else in units, both rounded up."""
+        return ResourceList({n: amount for n, (amount, _) in
+                             self.quantities(value, path, names).items()})
+
+    def quantities(self, value: Any, path: str,
+                   names: Callable[[str, str], list[_v.FieldError]] | None = None
+                   ) -> dict[str, tuple[int, str | int | float]]:
+        """A ResourceList as name -> (amount in scheduler units, the text as written), each
+        checked: its name by ``names`` (``validateContainerResourceName``, ...), its value by
+        ``ValidateResourceQuantityValue`` (not negative; whole for integer resources),
+        hugepages by ``validateResourceQuantityHugePageValue``, and its amount against int64."""
         out = {}
         for name, text in self.mapping(value, path).items():
+            qpath = f"{path}.{self.key(name, path)}"
             if isinstance(text, bool) or not isinstance(text, str | int | float):
-                self.fail(f"{path}.{name}", f"expected a quantity, got {_type_name(text)}")
-            try:
-                amount = _quantity.parse_quantity(text)
-            except _quantity.QuantityError as exc:
-                self.fail(f"{path}.{name}", str(exc))
-            if amount < 0:
-                self.fail(f"{path}.{name}", f'must be a non-negative quantity, got "{text}"')
-            convert = _quantity.milli_value if name == CPU else _quantity.value
-            out[name] = convert(amount)
-        return FrozenDict(out)
+                self.fail(qpath, f"expected a quantity, got {_type_name(text)}")
+            amount, error = _checked_quantity(name, text, qpath, names)
+            if error is not None:
+                self.fail(*error)
+            out[name] = (amount, text)
+        return out
 
 
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
+@functools.lru_cache(maxsize=65536)
+def _checked_quantity(name: str, text: str | float, path: str,
+                      names: Callable[[str, str], list[_v.FieldError]] | None
+                      ) -> tuple[int, tuple[str, str] | None]:
+    """One quantity of a resource list checked (memoized: pods repeat them): its amount in
+    scheduler units, or the (path, problem) of its first error."""
+    try:
+        exact = _quantity.parse_quantity(text)
+    except _quantity.QuantityError as exc:
+        return 0, (path, str(exc))
+    errors = (names(name, path) if names is not None else []) + _quantity_value_errors(
+        name, text, exact, path)
+    if errors:
+        return 0, (errors[0].field, _body(errors[0]))
+    try:
+        return _quantity.scheduler_amount(name, text), None
+    except _quantity.QuantityError as exc:
+        return 0, (path, str(exc))
 
 
-def _type_name(value: Any) -> str:
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
+def _quantity_value_errors(name: str, text: str | float, exact: Fraction,
+                           path: str) -> list[_v.FieldError]:
+    """``ValidateResourceQuantityValue`` and ``validateResourceQuantityHugePageValue``."""
+    if exact < 0:
+        return [_v.invalid(path, _quantity.canonical(text), "must be greater than or equal to 0")]
+    if _is_integer_resource(name) and (exact * 1000).__ceil__() % 1000:
+        return [_v.invalid(path, _quantity.canonical(text), "must be an integer")]
+    if name.startswith(_HUGEPAGES) and not _hugepages_divisible(name, exact):
+        shown = _quantity.canonical(text)
+        return [_v.invalid(path, shown, f"{shown} is not positive integer multiple of {name}")]
+    return []
 
 
-def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool) -> tuple[_Reader, Mapping]:
+def _hugepages_divisible(name: str, exact: Fraction) -> bool:
+    """``IsHugePageResourceValueDivisible``: a whole number of pages of the name's size."""
+    try:
+        size = _quantity.parse_quantity(name[len(_HUGEPAGES):])
+    except _quantity.QuantityError:
+        return False
+    if size <= 0 or size.denominator != 1:
+        return False
+    return _quantity.value(exact) % int(size) == 0
+
+
+#: ``integerResources`` of ``pkg/apis/core/helper`` (besides extended resources).
+_INTEGER_RESOURCES = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers",
+                                "secrets", "configmaps", "persistentvolumeclaims",
+                                "services.nodeports", "services.loadbalancers"})
+_STANDARD_CONTAINER_RESOURCES = frozenset({CPU, MEMORY, "ephemeral-storage"})
+#: ``standardResources`` of ``pkg/apis/core/helper``.
+_STANDARD_RESOURCES = frozenset({
+    CPU, MEMORY, "ephemeral-storage", "requests.cpu", "requests.memory",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports",
+    "services.loadbalancers"})
+
+
+def _is_native_resource(name: str) -> bool:
+    """``IsNativeResource``: no domain, or in ``kubernetes.io/``."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _is_extended_resource(name: str) -> bool:
+    """``IsExtendedResourceName``."""
+    if _is_native_resource(name) or name.startswith("requests."):
+        return False
+    return not _v.label_key_messages("requests." + name)
+
+
+def _is_integer_resource(name: str) -> bool:
+    """``IsIntegerResourceName``."""
+    return name in _INTEGER_RESOURCES or _is_extended_resource(name)
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """``IsOvercommitAllowed``: native and not hugepages."""
+    return _is_native_resource(name) and not name.startswith(_HUGEPAGES)
+
+
+def _resource_name_errors(name: str, path: str) -> list[_v.FieldError]:
+    """``validateResourceName``."""
+    errs = [_v.invalid(path, name, msg) for msg in _v.label_key_messages(name)]
+    if not errs and "/" not in name and not (name in _STANDARD_RESOURCES
+                                             or name.startswith((_HUGEPAGES,
+                                                                 "requests.hugepages-"))):
+        errs.append(_v.invalid(path, name, "must be a standard resource type or fully qualified"))
+    return errs
+
+
+def _container_resource_name_errors(name: str, path: str) -> list[_v.FieldError]:
+    """``validateContainerResourceName``."""
+    errs = _resource_name_errors(name, path)
+    if "/" not in name:
+        if not (name in _STANDARD_CONTAINER_RESOURCES or name.startswith(_HUGEPAGES)):
+            errs.append(_v.invalid(path, name, "must be a standard resource for containers"))
+    elif not _is_native_resource(name) and not _is_extended_resource(name):
+        errs.append(_v.invalid(path, name, "doesn't follow extended resource name standard"))
+    return errs
+
+
+def _pod_resource_name_errors(name: str, path: str) -> list[_v.FieldError]:
+    """``validatePodResourceName``."""
+    errs = _resource_name_errors(name, path)
+    if not errs and not _is_pod_level_resource(name):
+        errs.append(_v.not_supported(path, name, ["cpu", "hugepages-", "memory"]))
+    return errs
+
+
+@functools.lru_cache(maxsize=65536)
+def _milli(text: str | float) -> Fraction:
+    """A quantity as the API server compares it: rounded up to milli-units
+    (``SetDefaults_ResourceList``)."""
+    return _quantity._round_up_milli(_quantity.parse_quantity(text))
+
+
+_OVERCOMMITTED_NATIVE = frozenset({CPU, MEMORY, "ephemeral-storage"})
+
+
+def _requirements_errors(requests: Mapping[str, tuple[int, Any]],
+                         limits: Mapping[str, tuple[int, Any]],
+                         path: str) -> list[_v.FieldError]:
+    """The cross-field rules of ``validateResourceRequirements``: a request at most its limit
+    (equal for resources that cannot be overcommitted, which need a limit), and hugepages
+    only beside cpu or memory."""
+    if not limits and requests.keys() <= _OVERCOMMITTED_NATIVE:
+        return []  # the common case: nothing to compare
+    errs = []
+    for name, (_, text) in requests.items():
+        if name in limits:
+            limit = limits[name][1]
+            request_q, limit_q = _milli(text), _milli(limit)
+            if request_q != limit_q and not _overcommit_allowed(name):
+                errs.append(_v.invalid(f"{path}.requests", _quantity.canonical(text),
+                                       f"must be equal to {name} limit of "
+                                       f"{_quantity.canonical(limit)}"))
+            elif request_q > limit_q:
+                errs.append(_v.invalid(f"{path}.requests", _quantity.canonical(text),
+                                       f"must be less than or equal to {name} limit of "
+                                       f"{_quantity.canonical(limit)}"))
+        elif not _overcommit_allowed(name):
+            errs.append(_v.required(f"{path}.limits",
+                                    "Limit must be set for non overcommitable resources"))
+    names = requests.keys() | limits.keys()
+    if not names & {CPU, MEMORY} and any(n.startswith(_HUGEPAGES) for n in names):
+        errs.append(_v.forbidden(path, "HugePages require cpu or memory"))
+    return errs
+
+
+def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
+              name_check: Callable[[str], list[str]] = _v.name_is_dns1123_subdomain
+              ) -> tuple[_Reader, Mapping]:
+    """The reader of one object and its ``metadata``, checked as ``ValidateObjectMeta``
+    does: a name (``name_check``), a namespace that is a DNS label, valid labels (by the
+    caller, who reads them)."""
     if not isinstance(obj, Mapping):
-        from ksched.errors import InvalidObjectError
-
         raise InvalidObjectError(kind.lower(), "", f"expected an object, got {_type_name(obj)}")
     meta = obj.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     namespace = (meta.get("namespace") or "default") if isinstance(meta, Mapping) else "default"
+    if not isinstance(namespace, str):
+        namespace = "default"
     label = f"{namespace}/{name}" if namespaced else f"{name}"
     reader = _Reader(f"{kind.lower()} {label if isinstance(name, str) and name else '<unnamed>'}")
     meta = reader.mapping(meta, "metadata")
-    if not isinstance(name, str) or not name:
-        reader.fail("metadata.name", "required value")
+    name = reader.string(meta.get("name"), "metadata.name")
+    if not name:
+        reader.check([_v.required("metadata.name", "name or generateName is required")])
+    reader.check([_v.invalid("metadata.name", name, msg) for msg in name_check(name)])
     if namespaced:
-        reader.string(meta.get("namespace"), "metadata.namespace")
+        namespace = reader.string(meta.get("namespace"), "metadata.namespace")
+        if namespace:
+            reader.check([_v.invalid("metadata.namespace", namespace, msg)
+                          for msg in _v.is_dns1123_label(namespace)])
     return reader, meta
 
 
 def _parse_node(obj: Mapping[str, Any]) -> Node:
+    """``ValidateNode``: name, labels, taints and the capacity and allocatable quantities."""
     r, meta = _metadata(obj, "Node", namespaced=False)
     spec = r.mapping(obj.get("spec"), "spec")
     status = r.mapping(obj.get("status"), "status")
-    taints = []
-    for i, t in enumerate(r.seq(spec.get("taints"), "spec.taints")):
-        path = f"spec.taints[{i}]"
-        t = r.mapping(t, path)
-        key = r.string(t.get("key"), f"{path}.key")
-        if not key:
-            r.fail(f"{path}.key", "required value")
-        effect = r.choice(t.get("effect"), f"{path}.effect", TAINT_EFFECTS)
-        taints.append(Taint(key, r.string(t.get("value"), f"{path}.value"), effect))
+    labels = r.labels(meta.get("labels"), "metadata.labels")
+    taints = _taints(r, spec.get("taints"), "spec.taints")
+    capacity = r.resources(status.get("capacity"), "status.capacity")
     allocatable = status.get("allocatable")
-    alloc_path = "status.allocatable"
     if allocatable is None:  # SetDefaults_NodeStatus: allocatable defaults to capacity
-        allocatable, alloc_path = status.get("capacity"), "status.capacity"
+        allocatable = capacity
+    else:
+        allocatable = r.resources(allocatable, "status.allocatable")
     images = []
     for i, img in enumerate(r.seq(status.get("images"), "status.images")):
         img = r.mapping(img, f"status.images[{i}]")
@@ -617,20 +1183,50 @@ def _parse_node(obj: Mapping[str, Any]) -> Node:
         ))
     return Node(
         name=meta["name"],
-        labels=r.string_map(meta.get("labels"), "metadata.labels"),
+        labels=labels,
         unschedulable=r.boolean(spec.get("unschedulable"), "spec.unschedulable"),
-        taints=tuple(taints),
-        allocatable=r.resources(allocatable, alloc_path),
+        taints=taints,
+        allocatable=allocatable,
         images=tuple(images),
     )
 
 
+def _taints(r: _Reader, value: Any, path: str) -> tuple[Taint, ...]:
+    """``validateNodeTaints``: key a label name, value a label value, a known effect, unique
+    by key and effect."""
+    taints, seen = [], set()
+    for i, t in enumerate(r.seq(value, path)):
+        tpath = f"{path}[{i}]"
+        t = r.mapping(t, tpath)
+        key = r.string(t.get("key"), f"{tpath}.key")
+        taint_value = r.string(t.get("value"), f"{tpath}.value")
+        r.check([_v.invalid(f"{tpath}.key", key, msg) for msg in _v.label_key_messages(key)])
+        if messages := _v.label_value_messages(taint_value):
+            r.check([_v.invalid(f"{tpath}.value", taint_value, ";".join(messages))])
+        effect = r.choice(t.get("effect"), f"{tpath}.effect", TAINT_EFFECTS)
+        if (key, effect) in seen:
+            # core.Taint as JSON (value is omitempty)
+            shown = {"key": key, **({"value": taint_value} if taint_value else {}),
+                     "effect": effect}
+            r.check([attrs.evolve(_v.duplicate(tpath, _v.AsJSON(shown)),
+                                  detail="taints must be unique by key and effect pair")])
+        seen.add((key, effect))
+        taints.append(Taint(key, taint_value, effect))
+    return tuple(taints)
+
+
 def _parse_pod(obj: Mapping[str, Any]) -> Pod:
+    """Read a pod as the API server stores it: ``SetDefaults_Pod`` (through the records) and
+    the checks of ``ValidatePodCreate`` that reach scheduling."""
     r, meta = _metadata(obj, "Pod", namespaced=True)
     spec = r.mapping(obj.get("spec"), "spec")
     status = r.mapping(obj.get("status"), "status")
-    containers = _containers(r, spec.get("containers"), "spec.containers")
-    init_containers = _containers(r, spec.get("initContainers"), "spec.initContainers")
+    labels = r.labels(meta.get("labels"), "metadata.labels")
+    host_network = r.boolean(spec.get("hostNetwork"), "spec.hostNetwork")
+    containers = _containers(r, spec.get("containers"), "spec.containers",
+                             host_network=host_network)
+    init_containers = _containers(r, spec.get("initContainers"), "spec.initContainers",
+                                  taken={c.name for c in containers}, host_network=host_network)
     affinity = r.mapping(spec.get("affinity"), "spec.affinity")
     pod_resources = r.mapping(spec.get("resources"), "spec.resources")
     controller = None
@@ -646,22 +1242,30 @@ def _parse_pod(obj: Mapping[str, Any]) -> Pod:
                  f"spec.resourceClaims[{i}].name")
         for i, c in enumerate(r.seq(spec.get("resourceClaims"), "spec.resourceClaims"))
     )
-    return Pod(
+    pod_requests, pod_limits = _pod_level_resources(r, pod_resources, "spec.resources")
+    node_name = r.string(spec.get("nodeName"), "spec.nodeName")
+    _check_name(r, node_name, "spec.nodeName", _v.name_is_dns1123_subdomain)
+    node_selector = None
+    if spec.get("nodeSelector") is not None:
+        node_selector = r.labels(spec.get("nodeSelector"), "spec.nodeSelector")
+    scheduler_name = r.string(spec.get("schedulerName"), "spec.schedulerName")
+    _check_name(r, scheduler_name, "spec.schedulerName", _v.name_is_dns1123_subdomain)
+    class_name = r.string(spec.get("priorityClassName"), "spec.priorityClassName")
+    _check_name(r, class_name, "spec.priorityClassName", _v.name_is_dns1123_subdomain)
+    pod = Pod(
         name=meta["name"],
         namespace=meta.get("namespace") or "default",
         uid=r.string(meta.get("uid"), "metadata.uid"),
-        labels=r.string_map(meta.get("labels"), "metadata.labels"),
-        node_name=r.string(spec.get("nodeName"), "spec.nodeName"),
-        scheduler_name=r.string(spec.get("schedulerName"), "spec.schedulerName",
-                                DEFAULT_SCHEDULER_NAME) or DEFAULT_SCHEDULER_NAME,
-        priority=r.integer(spec.get("priority"), "spec.priority"),
+        labels=labels,
+        node_name=node_name,
+        scheduler_name=scheduler_name or DEFAULT_SCHEDULER_NAME,
+        priority=r.integer(spec.get("priority"), "spec.priority", bits=32),
         containers=containers,
         init_containers=init_containers,
-        overhead=r.resources(spec.get("overhead"), "spec.overhead"),
-        pod_requests=(r.resources(pod_resources.get("requests"), "spec.resources.requests")
-                      if "requests" in pod_resources else None),
-        node_selector=(r.string_map(spec.get("nodeSelector"), "spec.nodeSelector")
-                       if spec.get("nodeSelector") is not None else None),
+        overhead=r.resources(spec.get("overhead"), "spec.overhead",
+                             _container_resource_name_errors),
+        pod_requests=pod_requests,
+        node_selector=node_selector,
         node_affinity=_node_affinity(r, affinity.get("nodeAffinity"), "spec.affinity.nodeAffinity"),
         pod_affinity=_pod_affinity(r, affinity.get("podAffinity"), "spec.affinity.podAffinity"),
         pod_anti_affinity=_pod_affinity(r, affinity.get("podAntiAffinity"),
@@ -676,18 +1280,60 @@ def _parse_pod(obj: Mapping[str, Any]) -> Pod:
         deleting=meta.get("deletionTimestamp") is not None,
         preemption_policy=r.choice(spec.get("preemptionPolicy"), "spec.preemptionPolicy",
                                    PREEMPTION_POLICIES, "PreemptLowerPriority"),
-        priority_class_name=r.string(spec.get("priorityClassName"), "spec.priorityClassName"),
+        priority_class_name=class_name,
         start_time=r.timestamp(status.get("startTime"), "status.startTime"),
         creation_time=r.timestamp(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
         nominated_node_name=r.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-        scheduling_gates=tuple(
-            r.string(r.mapping(g, f"spec.schedulingGates[{i}]").get("name"),
-                     f"spec.schedulingGates[{i}].name")
-            for i, g in enumerate(r.seq(spec.get("schedulingGates"), "spec.schedulingGates"))),
+        scheduling_gates=_scheduling_gates(r, spec.get("schedulingGates"), "spec.schedulingGates"),
         ready=_ready(r, status.get("conditions"), "status.conditions"),
         priority_set=spec.get("priority") is not None,
         preemption_policy_set=spec.get("preemptionPolicy") is not None,
+        host_network=host_network,
+        pod_limits=pod_limits,
     )
+    if not pod.uid and (pod.pod_affinity or pod.pod_anti_affinity):
+        pod = _merge_label_keys(pod)
+    _check_pod(r, pod)
+    return pod
+
+
+def _check_name(r: _Reader, name: str, path: str, check: Callable[[str], list[str]]) -> None:
+    """An optional name field: checked when set."""
+    if name:
+        r.check([_v.invalid(path, name, msg) for msg in check(name)])
+
+
+def _scheduling_gates(r: _Reader, value: Any, path: str) -> tuple[str, ...]:
+    """``validateSchedulingGates``: qualified names, no duplicates."""
+    gates: list[str] = []
+    for i, g in enumerate(r.seq(value, path)):
+        name = r.string(r.mapping(g, f"{path}[{i}]").get("name"), f"{path}[{i}].name")
+        r.check([_v.invalid(f"{path}[{i}]", name, msg) for msg in _v.label_key_messages(name)])
+        if name in gates:
+            r.check([_v.duplicate(f"{path}[{i}]", name)])
+        gates.append(name)
+    return tuple(gates)
+
+
+def _pod_level_resources(r: _Reader, resources: Mapping[str, Any], path: str
+                         ) -> tuple[ResourceList | None, ResourceList | None]:
+    """Pod-level ``spec.resources`` (``validatePodResources``); ``None`` where absent."""
+    if resources.get("claims") is not None:
+        r.check([_v.forbidden(f"{path}.claims", "claims may not be set for Resources at "
+                                                "pod-level")])
+    out = []
+    quantities = {}
+    for field in ("limits", "requests"):
+        if field in resources and resources[field] is not None:
+            quantities[field] = r.quantities(resources[field], f"{path}.{field}",
+                                             _pod_resource_name_errors)
+    r.check(_requirements_errors(quantities.get("requests", {}), quantities.get("limits", {}),
+                                 path))
+    for field in ("requests", "limits"):
+        found = quantities.get(field)
+        out.append(None if found is None else
+                   ResourceList({n: amount for n, (amount, _) in found.items()}))
+    return out[0], out[1]
 
 
 def _ready(r: _Reader, value: Any, path: str) -> bool:
@@ -699,74 +1345,93 @@ def _ready(r: _Reader, value: Any, path: str) -> bool:
     return False
 
 
-_PERCENT = re.compile(r"[0-9]+%\Z")
-
-
-def _int_or_percent(r: _Reader, value: Any, path: str) -> int | str | None:
-    """An IntOrString budget, checked as ``ValidatePositiveIntOrPercent`` and
-    ``IsNotMoreThan100Percent`` (pkg/apis/policy/validation) do."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if not _PERCENT.match(value):
-            r.fail(path, f'invalid value "{value}": must be an integer or percentage (e.g. "5%")')
-        if int(value[:-1]) > 100:
-            r.fail(path, f'invalid value "{value}": must not be greater than 100%')
-        return value
-    if isinstance(value, bool) or not isinstance(value, int):
-        r.fail(path, f"expected an integer or a percentage, got {_type_name(value)}")
-    if value < 0:
-        r.fail(path, f"must be greater than or equal to 0, got {value}")
-    return value
-
-
-def _parse_pdb(obj: Mapping[str, Any]) -> PodDisruptionBudget:
-    r, meta = _metadata(obj, "PodDisruptionBudget", namespaced=True)
-    spec = r.mapping(obj.get("spec"), "spec")
-    status = r.mapping(obj.get("status"), "status")
-    min_available = _int_or_percent(r, spec.get("minAvailable"), "spec.minAvailable")
-    max_unavailable = _int_or_percent(r, spec.get("maxUnavailable"), "spec.maxUnavailable")
-    if min_available is not None and max_unavailable is not None:
-        r.fail("spec", "minAvailable and maxUnavailable are mutually exclusive")
-    return PodDisruptionBudget(
-        name=meta["name"],
-        namespace=meta.get("namespace") or "default",
-        selector=_label_selector(r, spec.get("selector"), "spec.selector"),
-        min_available=min_available,
-        max_unavailable=max_unavailable,
-        disruptions_allowed=r.integer(status.get("disruptionsAllowed"),
-                                      "status.disruptionsAllowed"),
-        current_healthy=r.integer(status.get("currentHealthy"), "status.currentHealthy"),
-        desired_healthy=r.integer(status.get("desiredHealthy"), "status.desiredHealthy"),
-        expected_pods=r.integer(status.get("expectedPods"), "status.expectedPods"),
-        disrupted_pods=frozenset(r.mapping(status.get("disruptedPods"), "status.disruptedPods")),
-    )
-
-
-def _containers(r: _Reader, value: Any, path: str) -> tuple[Container, ...]:
+def _containers(r: _Reader, value: Any, path: str, taken: set[str] | None = None,
+                host_network: bool = False) -> tuple[Container, ...]:
+    """Containers (``validateContainerCommon``): a DNS-label name unique among the pod's
+    containers, valid ports (``validateContainerPorts``), a supported restart policy, and
+    resources (``ValidateContainerResourceRequirements``); host ports (with host networking,
+    the container ports they default to) unique per list (per init container for init
+    containers, given the ``taken`` names: they run one by one)."""
     out = []
+    names = set(taken or ())
+    host_ports: set[tuple[str, str, int]] = set()
     for i, c in enumerate(r.seq(value, path)):
         cpath = f"{path}[{i}]"
         c = r.mapping(c, cpath)
+        name = r.string(c.get("name"), f"{cpath}.name")
+        if not name:
+            r.check([_v.required(f"{cpath}.name")])
+        r.check([_v.invalid(f"{cpath}.name", name, msg) for msg in _v.is_dns1123_label(name)])
+        if name in names:
+            r.check([_v.duplicate(f"{cpath}.name", name)])
+        names.add(name)
+        restart_policy = r.string(c.get("restartPolicy"), f"{cpath}.restartPolicy")
+        if restart_policy and restart_policy not in CONTAINER_RESTART_POLICIES:
+            r.check([_v.not_supported(f"{cpath}.restartPolicy", restart_policy,
+                                      CONTAINER_RESTART_POLICIES)])
+        ports = _ports(r, c.get("ports"), f"{cpath}.ports")
+        if taken is not None:  # init containers: conflicts within each one only
+            host_ports = set()
+        for j, p in enumerate(ports):
+            host_port = p.host_port or (p.container_port if host_network else 0)
+            if host_port:
+                key = (p.protocol, p.host_ip, host_port)
+                if key in host_ports:
+                    r.check([_v.duplicate(f"{cpath}.ports[{j}].hostPort",
+                                          f"{p.protocol}/{p.host_ip}/{host_port}")])
+                host_ports.add(key)
         resources = r.mapping(c.get("resources"), f"{cpath}.resources")
-        ports = []
-        for j, p in enumerate(r.seq(c.get("ports"), f"{cpath}.ports")):
-            ppath = f"{cpath}.ports[{j}]"
-            p = r.mapping(p, ppath)
-            ports.append(ContainerPort(
-                container_port=r.integer(p.get("containerPort"), f"{ppath}.containerPort"),
-                host_port=r.integer(p.get("hostPort"), f"{ppath}.hostPort"),
-                protocol=r.choice(p.get("protocol"), f"{ppath}.protocol", PROTOCOLS, "TCP"),
-                host_ip=r.string(p.get("hostIP"), f"{ppath}.hostIP"),
-            ))
-        out.append(Container(
-            name=r.string(c.get("name"), f"{cpath}.name"),
-            image=r.string(c.get("image"), f"{cpath}.image"),
-            requests=r.resources(resources.get("requests"), f"{cpath}.resources.requests"),
-            ports=tuple(ports),
-            restart_policy=r.string(c.get("restartPolicy"), f"{cpath}.restartPolicy"),
-        ))
+        limits = r.quantities(resources.get("limits"), f"{cpath}.resources.limits",
+                              _container_resource_name_errors)
+        requests = r.quantities(resources.get("requests"), f"{cpath}.resources.requests",
+                                _container_resource_name_errors)
+        r.check(_requirements_errors(requests, limits, f"{cpath}.resources"))
+        image = r.string(c.get("image"), f"{cpath}.image")
+        key = (name, image, tuple(requests.items()), tuple(limits.items()), ports,
+               restart_policy)
+        container = _CONTAINERS.get(key)
+        if container is None:  # pods of one controller repeat their containers
+            if len(_CONTAINERS) >= 4096:
+                _CONTAINERS.clear()
+            container = _CONTAINERS[key] = Container(
+                name=name,
+                image=image,
+                requests=ResourceList({n: amount for n, (amount, _) in requests.items()}),
+                ports=ports,
+                restart_policy=restart_policy,
+                limits=ResourceList({n: amount for n, (amount, _) in limits.items()}),
+            )
+        out.append(container)
     return _interned(tuple(out))
+
+
+#: Containers read lately, by what their manifests state.
+_CONTAINERS: dict[tuple, Container] = {}
+
+
+def _ports(r: _Reader, value: Any, path: str) -> tuple[ContainerPort, ...]:
+    """``validateContainerPorts`` (the port names are not read)."""
+    ports = []
+    for j, p in enumerate(r.seq(value, path)):
+        ppath = f"{path}[{j}]"
+        p = r.mapping(p, ppath)
+        container_port = r.integer(p.get("containerPort"), f"{ppath}.containerPort", bits=32)
+        host_port = r.integer(p.get("hostPort"), f"{ppath}.hostPort", bits=32)
+        if container_port == 0:
+            r.check([_v.required(f"{ppath}.containerPort")])
+        r.check([_v.invalid(f"{ppath}.containerPort", container_port, msg)
+                 for msg in _v.is_valid_port_num(container_port)])
+        if host_port:
+            r.check([_v.invalid(f"{ppath}.hostPort", host_port, msg)
+                     for msg in _v.is_valid_port_num(host_port)])
+        ports.append(ContainerPort(
+            container_port=container_port,
+            host_port=host_port,
+            protocol=r.choice(p.get("protocol"), f"{ppath}.protocol", PROTOCOLS, "TCP",
+                              shown=("SCTP", "TCP", "UDP")),
+            host_ip=r.string(p.get("hostIP"), f"{ppath}.hostIP"),
+        ))
+    return tuple(ports)
 
 
 #: Container lists seen lately: pods of one controller share one (so do caches keyed by it).
@@ -784,16 +1449,41 @@ def _interned(containers: tuple[Container, ...]) -> tuple[Container, ...]:
 
 
 def _tolerations(r: _Reader, value: Any, path: str) -> tuple[Toleration, ...]:
+    """``ValidateTolerations`` (``TaintTolerationComparisonOperators`` off, as by default)."""
     out = []
     for i, t in enumerate(r.seq(value, path)):
         tpath = f"{path}[{i}]"
         t = r.mapping(t, tpath)
-        out.append(Toleration(
-            key=r.string(t.get("key"), f"{tpath}.key"),
-            operator=r.choice(t.get("operator"), f"{tpath}.operator", TOLERATION_OPERATORS),
-            value=r.string(t.get("value"), f"{tpath}.value"),
-            effect=r.choice(t.get("effect"), f"{tpath}.effect", ("",) + TAINT_EFFECTS),
-        ))
+        key = r.string(t.get("key"), f"{tpath}.key")
+        op = r.string(t.get("operator"), f"{tpath}.operator")
+        value_ = r.string(t.get("value"), f"{tpath}.value")
+        effect = r.string(t.get("effect"), f"{tpath}.effect")
+        seconds = r.integer(t.get("tolerationSeconds"), f"{tpath}.tolerationSeconds", None)
+        errs = []
+        if key:
+            errs += [_v.invalid(f"{tpath}.key", key, msg) for msg in _v.label_key_messages(key)]
+        if not key and op != "Exists":
+            errs.append(_v.invalid(f"{tpath}.operator", op, "operator must be Exists when `key` "
+                                   "is empty, which means \"match all values and all keys\""))
+        if seconds is not None and effect != "NoExecute":
+            errs.append(_v.invalid(f"{tpath}.effect", effect,
+                                   "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if op in ("Equal", ""):
+            if messages := _v.label_value_messages(value_):
+                errs.append(_v.invalid(f"{tpath}.operator", value_, ";".join(messages)))
+        elif op == "Exists":
+            if value_:
+                errs.append(_v.invalid(f"{tpath}.operator", value_,
+                                       "value must be empty when `operator` is 'Exists'"))
+        elif op in ("Lt", "Gt"):
+            errs.append(_v.not_supported(f"{tpath}.operator", op,
+                                         ["Equal", "Exists", "Lt", "Gt"]))
+        else:
+            errs.append(_v.not_supported(f"{tpath}.operator", op, ["Equal", "Exists"]))
+        if effect and effect not in TAINT_EFFECTS:
+            errs.append(_v.not_supported(f"{tpath}.effect", effect, TAINT_EFFECTS))
+        r.check(errs)
+        out.append(Toleration(key, op, value_, effect))
     return tuple(out)
 
 
@@ -807,8 +1497,7 @@ def _node_selector_term(r: _Reader, value: Any, path: str) -> NodeSelectorTerm:
             req = r.mapping(req, rpath)
             reqs.append(NodeSelectorRequirement(
                 key=r.string(req.get("key"), f"{rpath}.key"),
-                operator=r.choice(req.get("operator"), f"{rpath}.operator",
-                                  NODE_SELECTOR_OPERATORS),
+                operator=r.string(req.get("operator"), f"{rpath}.operator"),
                 values=r.strings(req.get("values"), f"{rpath}.values"),
             ))
         parts[field] = tuple(reqs)
@@ -836,14 +1525,18 @@ def _node_affinity(r: _Reader, value: Any, path: str) -> NodeAffinity | None:
         for i, t in enumerate(r.seq(value.get(pfield), ppath)):
             t = r.mapping(t, f"{ppath}[{i}]")
             preferred.append(PreferredSchedulingTerm(
-                weight=r.integer(t.get("weight"), f"{ppath}[{i}].weight"),
+                weight=r.integer(t.get("weight"), f"{ppath}[{i}].weight", bits=32),
                 preference=_node_selector_term(r, t.get("preference"), f"{ppath}[{i}].preference"),
             ))
         preferred = tuple(preferred)
     return NodeAffinity(required, preferred)
 
 
-def _label_selector(r: _Reader, value: Any, path: str) -> LabelSelector | None:
+def _label_selector(r: _Reader, value: Any, path: str,
+                    operators: tuple[str, ...] | None = LABEL_SELECTOR_OPERATORS
+                    ) -> LabelSelector | None:
+    """A ``metav1.LabelSelector``; with ``operators=None`` any operator is kept (for the
+    selectors whose errors the scheduler reports)."""
     if value is None:
         return None
     value = r.mapping(value, path)
@@ -851,22 +1544,37 @@ def _label_selector(r: _Reader, value: Any, path: str) -> LabelSelector | None:
     for i, req in enumerate(r.seq(value.get("matchExpressions"), f"{path}.matchExpressions")):
         rpath = f"{path}.matchExpressions[{i}]"
         req = r.mapping(req, rpath)
+        op = r.string(req.get("operator"), f"{rpath}.operator")
+        if operators is not None and op not in operators:
+            r.check([_v.invalid(f"{rpath}.operator", op, "not a valid selector operator")])
         reqs.append(LabelSelectorRequirement(
             key=r.string(req.get("key"), f"{rpath}.key"),
-            operator=r.choice(req.get("operator"), f"{rpath}.operator", LABEL_SELECTOR_OPERATORS),
+            operator=op,
             values=r.strings(req.get("values"), f"{rpath}.values"),
         ))
     return LabelSelector(r.string_map(value.get("matchLabels"), f"{path}.matchLabels"), tuple(reqs))
 
 
 def _pod_affinity_term(r: _Reader, value: Any, path: str) -> PodAffinityTerm:
+    """A pod affinity term (``validatePodAffinityTerm``, but for its selectors' syntax, which
+    InterPodAffinity reports): a topology key that is a label name, namespaces that are DNS
+    labels."""
     value = r.mapping(value, path)
+    key = r.string(value.get("topologyKey"), f"{path}.topologyKey")
+    if not key:
+        r.check([_v.required(f"{path}.topologyKey", "can not be empty")])
+    r.check([_v.invalid(f"{path}.topologyKey", key, msg) for msg in _v.label_key_messages(key)])
+    namespaces = r.strings(value.get("namespaces"), f"{path}.namespaces")
+    for i, ns in enumerate(namespaces):
+        r.check([_v.invalid(f"{path}.namespaces[{i}]", ns, msg)
+                 for msg in _v.is_dns1123_label(ns)])
     return PodAffinityTerm(
-        topology_key=r.string(value.get("topologyKey"), f"{path}.topologyKey"),
-        label_selector=_label_selector(r, value.get("labelSelector"), f"{path}.labelSelector"),
-        namespaces=r.strings(value.get("namespaces"), f"{path}.namespaces"),
+        topology_key=key,
+        label_selector=_label_selector(r, value.get("labelSelector"), f"{path}.labelSelector",
+                                       None),
+        namespaces=namespaces,
         namespace_selector=_label_selector(r, value.get("namespaceSelector"),
-                                           f"{path}.namespaceSelector"),
+                                           f"{path}.namespaceSelector", None),
         match_label_keys=r.strings(value.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
         mismatch_label_keys=r.strings(value.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
     )
@@ -884,37 +1592,50 @@ def _pod_affinity(r: _Reader, value: Any, path: str) -> PodAffinity | None:
     for i, t in enumerate(r.seq(value.get(pfield), f"{path}.{pfield}")):
         tpath = f"{path}.{pfield}[{i}]"
         t = r.mapping(t, tpath)
+        weight = r.integer(t.get("weight"), f"{tpath}.weight", bits=32)
+        r.check(_weight_errors(weight, f"{tpath}.weight"))
         preferred.append(WeightedPodAffinityTerm(
-            weight=r.integer(t.get("weight"), f"{tpath}.weight"),
+            weight=weight,
             term=_pod_affinity_term(r, t.get("podAffinityTerm"), f"{tpath}.podAffinityTerm"),
         ))
     return PodAffinity(required, tuple(preferred))
 
 
+def _weight_errors(weight: int, path: str) -> list[_v.FieldError]:
+    """The weight of a preferred term (``ValidatePreferredSchedulingTerms``,
+    ``validateWeightedPodAffinityTerms``)."""
+    return [] if 1 <= weight <= 100 else [_v.invalid(path, weight, "must be in the range 1-100")]
+
+
 def _spread_constraints(r: _Reader, value: Any, path: str) -> tuple[TopologySpreadConstraint, ...]:
+    """Topology spread constraints, each field checked as ``validateTopologySpreadConstraints``
+    does (the rules across constraints and fields are :func:`_spread_errors`'; the label
+    selector's syntax PodTopologySpread reports)."""
     out = []
     for i, c in enumerate(r.seq(value, path)):
         cpath = f"{path}[{i}]"
         c = r.mapping(c, cpath)
-        max_skew = r.integer(c.get("maxSkew"), f"{cpath}.maxSkew", None)
-        if max_skew is None or max_skew <= 0:
-            r.fail(f"{cpath}.maxSkew", "must be greater than zero")
+        max_skew = r.integer(c.get("maxSkew"), f"{cpath}.maxSkew", bits=32)
+        if max_skew <= 0:
+            r.check([_v.invalid(f"{cpath}.maxSkew", max_skew, "must be greater than zero")])
         key = r.string(c.get("topologyKey"), f"{cpath}.topologyKey")
         if not key:
-            r.fail(f"{cpath}.topologyKey", "required value")
+            r.check([_v.required(f"{cpath}.topologyKey", "can not be empty")])
+        policies = {}
+        for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            if c.get(field) is not None:
+                policies[field] = r.choice(c.get(field), f"{cpath}.{field}", INCLUSION_POLICIES,
+                                           required=False)
         out.append(TopologySpreadConstraint(
             max_skew=max_skew,
             topology_key=key,
             when_unsatisfiable=r.choice(c.get("whenUnsatisfiable"), f"{cpath}.whenUnsatisfiable",
-                                        UNSATISFIABLE_ACTIONS),
-            label_selector=_label_selector(r, c.get("labelSelector"), f"{cpath}.labelSelector"),
-            min_domains=r.integer(c.get("minDomains"), f"{cpath}.minDomains", None),
-            node_affinity_policy=(r.choice(c.get("nodeAffinityPolicy"),
-                                           f"{cpath}.nodeAffinityPolicy", INCLUSION_POLICIES)
-                                  if c.get("nodeAffinityPolicy") is not None else None),
-            node_taints_policy=(r.choice(c.get("nodeTaintsPolicy"), f"{cpath}.nodeTaintsPolicy",
-                                         INCLUSION_POLICIES)
-                                if c.get("nodeTaintsPolicy") is not None else None),
+                                        UNSATISFIABLE_ACTIONS, shown=UNSATISFIABLE_ACTIONS),
+            label_selector=_label_selector(r, c.get("labelSelector"), f"{cpath}.labelSelector",
+                                           None),
+            min_domains=r.integer(c.get("minDomains"), f"{cpath}.minDomains", None, bits=32),
+            node_affinity_policy=policies.get("nodeAffinityPolicy"),
+            node_taints_policy=policies.get("nodeTaintsPolicy"),
             match_label_keys=r.strings(c.get("matchLabelKeys"), f"{cpath}.matchLabelKeys"),
         ))
     return tuple(out)
@@ -935,3 +1656,340 @@ def _volumes(r: _Reader, value: Any, path: str) -> tuple[Volume, ...]:
             claim = r.string(src.get("claimName"), f"{path}[{i}].{kind}.claimName")
         out.append(Volume(r.string(v.get("name"), f"{path}[{i}].name"), kind, claim))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------- pod checks
+
+_NODE_AFFINITY = "spec.affinity.nodeAffinity"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _check_pod(r: _Reader, pod: Pod) -> None:
+    """The rules of ``ValidatePodSpec`` that span fields, on the defaulted record."""
+    r.check(_host_network_errors(pod))
+    if pod.node_affinity is not None:
+        r.check(_node_affinity_errors(pod.node_affinity))
+    for field, affinity in (("podAffinity", pod.pod_affinity),
+                            ("podAntiAffinity", pod.pod_anti_affinity)):
+        if affinity is not None:
+            r.check(_pod_affinity_errors(affinity, f"spec.affinity.{field}"))
+    r.check(_spread_errors(pod, "spec.topologySpreadConstraints"))
+    r.check(_pod_resource_consistency_errors(pod, "spec.resources"))
+
+
+def _host_network_errors(pod: Pod) -> list[_v.FieldError]:
+    """``validatePodHostNetworkDeps``: with host networking a port's host port (defaulted to
+    its container port) must be its container port."""
+    if not pod.host_network:
+        return []
+    return [_v.invalid(f"spec.containers[{i}].ports[{j}].hostPort", p.host_port,
+                       "must match `containerPort` when `hostNetwork` is true")
+            for i, c in enumerate(pod.containers) for j, p in enumerate(c.ports)
+            if p.host_port != p.container_port]
+
+
+def _node_affinity_errors(affinity: NodeAffinity) -> list[_v.FieldError]:
+    """``validateNodeAffinity``: at least one required term; every requirement well formed
+    (required terms' values valid label values; preferred ones may not be); weights 1-100."""
+    errs = []
+    if affinity.required is not None:
+        path = f"{_NODE_AFFINITY}.{_REQUIRED}.nodeSelectorTerms"
+        if not affinity.required:
+            errs.append(_v.required(path, "must have at least one node selector term"))
+        for i, term in enumerate(affinity.required):
+            errs += _node_selector_term_errors(term, f"{path}[{i}]", check_values=True)
+    for i, term in enumerate(affinity.preferred or ()):
+        path = f"{_NODE_AFFINITY}.{_PREFERRED}[{i}]"
+        errs += _weight_errors(term.weight, f"{path}.weight")
+        errs += _node_selector_term_errors(term.preference, f"{path}.preference",
+                                           check_values=False)
+    return errs
+
+
+def _node_selector_term_errors(term: NodeSelectorTerm, path: str, check_values: bool
+                               ) -> list[_v.FieldError]:
+    """``ValidateNodeSelectorTerm``."""
+    errs = []
+    for j, req in enumerate(term.match_expressions):
+        errs += _node_selector_requirement_errors(req, f"{path}.matchExpressions[{j}]",
+                                                  check_values)
+    for j, req in enumerate(term.match_fields):
+        errs += _node_field_requirement_errors(req, f"{path}.matchFields[{j}]")
+    return errs
+
+
+def _node_selector_requirement_errors(req: NodeSelectorRequirement, path: str,
+                                      check_values: bool) -> list[_v.FieldError]:
+    """``ValidateNodeSelectorRequirement``."""
+    errs = []
+    if req.operator in ("In", "NotIn"):
+        if not req.values:
+            errs.append(_v.required(f"{path}.values",
+                                    "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif req.operator in ("Exists", "DoesNotExist"):
+        if req.values:
+            errs.append(_v.forbidden(f"{path}.values", "may not be specified when `operator` is "
+                                                       "'Exists' or 'DoesNotExist'"))
+    elif req.operator in ("Gt", "Lt"):
+        if len(req.values) != 1:
+            errs.append(_v.required(f"{path}.values", "must be specified single value when "
+                                                      "`operator` is 'Lt' or 'Gt'"))
+    else:
+        errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
+    errs += [_v.invalid(f"{path}.key", req.key, msg) for msg in _v.label_key_messages(req.key)]
+    if check_values:
+        for i, value in enumerate(req.values):
+            errs += [_v.invalid(f"{path}.values[{i}]", value, msg)
+                     for msg in _v.label_value_messages(value)]
+    return errs
+
+
+def _node_field_requirement_errors(req: NodeSelectorRequirement, path: str
+                                   ) -> list[_v.FieldError]:
+    """``ValidateNodeFieldSelectorRequirement``: ``metadata.name In/NotIn [one node name]``."""
+    errs = []
+    if req.operator in ("In", "NotIn"):
+        if len(req.values) != 1:
+            errs.append(_v.required(f"{path}.values", "must be only one value when `operator` is "
+                                                      "'In' or 'NotIn' for node field selector"))
+    else:
+        errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
+    if req.key != "metadata.name":
+        errs.append(_v.invalid(f"{path}.key", req.key, "not a valid field selector key"))
+    else:
+        for i, value in enumerate(req.values):
+            errs += [_v.invalid(f"{path}.values[{i}]", value, msg)
+                     for msg in _v.name_is_dns1123_subdomain(value)]
+    return errs
+
+
+def _pod_affinity_errors(affinity: PodAffinity, path: str) -> list[_v.FieldError]:
+    """``ValidateMatchLabelKeysAndMismatchLabelKeys`` for every term (the other rules of
+    ``validatePodAffinityTerm`` are checked while reading)."""
+    errs = []
+    for i, term in enumerate(affinity.required):
+        errs += _label_keys_errors(term.match_label_keys, term.mismatch_label_keys,
+                                   term.label_selector, f"{path}.{_REQUIRED}[{i}]", 0)
+    for i, weighted in enumerate(affinity.preferred):
+        term = weighted.term
+        errs += _label_keys_errors(term.match_label_keys, term.mismatch_label_keys,
+                                   term.label_selector,
+                                   f"{path}.{_PREFERRED}[{i}].podAffinityTerm", 0)
+    return errs
+
+
+def _label_keys_errors(match: tuple[str, ...], mismatch: tuple[str, ...],
+                       selector: LabelSelector | None, path: str,
+                       merged: Callable[[str], int] | int) -> list[_v.FieldError]:
+    """``ValidateMatchLabelKeysAndMismatchLabelKeys``: label-name keys, a label selector to
+    merge into, no key of ``matchLabelKeys`` twice in the (merged) selector, none in both
+    lists. ``merged(key)`` counts the requirements the API server's merge would still add."""
+    errs = []
+    for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+        if not keys:
+            continue
+        if selector is None:
+            errs.append(_v.forbidden(f"{path}.{field}",
+                                     "must not be specified when labelSelector is not set"))
+            continue
+        for i, key in enumerate(keys):
+            errs += [_v.invalid(f"{path}.{field}[{i}]", key, msg)
+                     for msg in _v.label_key_messages(key)]
+    if selector is not None:
+        keys = list(selector.match_labels) + [req.key for req in selector.match_expressions]
+        for i, key in enumerate(match):
+            count = keys.count(key) + (merged(key) if callable(merged) else merged)
+            if count >= 2:
+                errs.append(_v.invalid(f"{path}.matchLabelKeys[{i}]", key,
+                                       "exists in both matchLabelKeys and labelSelector"))
+    mismatched = set(mismatch)
+    errs += [_v.invalid(f"{path}.matchLabelKeys[{i}]", key,
+                        "exists in both matchLabelKeys and mismatchLabelKeys")
+             for i, key in enumerate(match) if key in mismatched]
+    return errs
+
+
+def _spread_errors(pod: Pod, path: str) -> list[_v.FieldError]:
+    """The rules of ``validateTopologySpreadConstraints`` across constraints and fields:
+    one constraint per ``{topologyKey, whenUnsatisfiable}``, ``minDomains`` positive and only
+    with ``DoNotSchedule``, and ``matchLabelKeys`` (merged at creation as the API server does
+    since v1.34, counted as such)."""
+    errs = []
+    constraints = pod.topology_spread_constraints
+    creating = not pod.uid
+    for i, c in enumerate(constraints):
+        cpath = f"{path}[{i}]"
+        for other in constraints[i + 1:]:
+            if (other.topology_key, other.when_unsatisfiable) == (c.topology_key,
+                                                                  c.when_unsatisfiable):
+                errs.append(_v.duplicate(f"{cpath}.{{topologyKey, whenUnsatisfiable}}",
+                                         f"{{{c.topology_key}, {c.when_unsatisfiable}}}"))
+                break
+        if c.min_domains is not None:
+            if c.min_domains <= 0:
+                errs.append(_v.invalid(f"{cpath}.minDomains", c.min_domains,
+                                       "must be greater than zero"))
+            if c.when_unsatisfiable != "DoNotSchedule":
+                errs.append(_v.invalid(f"{cpath}.minDomains", c.min_domains,
+                                       "can only use minDomains if whenUnsatisfiable="
+                                       f"DoNotSchedule, not {c.when_unsatisfiable}"))
+        errs += _label_keys_errors(
+            c.match_label_keys, (), c.label_selector, cpath,
+            lambda key: int(creating and key in pod.labels))
+    return errs
+
+
+def _pod_resource_consistency_errors(pod: Pod, path: str) -> list[_v.FieldError]:
+    """``validatePodResourceConsistency``: pod-level requests at least the containers'
+    aggregate, in scheduler units (the API server compares milli-rounded quantities)."""
+    if not pod.pod_requests:
+        return []
+    from ksched.resources import pod_requests as aggregate
+
+    containers = aggregate(Pod(pod.name, containers=pod.containers,
+                               init_containers=pod.init_containers), use_pod_level=False)
+    errs = []
+    for name, amount in containers.items():
+        stated = pod.pod_requests.get(name)
+        if stated is not None and amount > stated:
+            errs.append(_v.invalid(f"{path}.requests.{name}", _shown(name, stated),
+                                   "must be greater than or equal to aggregate container "
+                                   f"requests of {_shown(name, amount)}"))
+    return errs
+
+
+def _shown(name: str, amount: int) -> str:
+    """An amount in scheduler units as ``Quantity.String()`` prints it."""
+    return _quantity.canonical(f"{amount}m" if name == CPU else str(amount))
+
+
+def _merge_label_keys(pod: Pod) -> Pod:
+    """The API server's ``mutatePodAffinity`` at creation (``MatchLabelKeysInPodAffinity``,
+    GA): each term's ``matchLabelKeys`` (``mismatchLabelKeys``) present in the pod's labels
+    join its label selector as ``key In (value)`` (``key NotIn (value)``). Only for pods not
+    created yet (no ``metadata.uid``): a stored pod has them merged already."""
+    def term(t: PodAffinityTerm) -> PodAffinityTerm:
+        if t.label_selector is None or not (t.match_label_keys or t.mismatch_label_keys):
+            return t
+        extra = [LabelSelectorRequirement(k, "In", (pod.labels[k],))
+                 for k in t.match_label_keys if k in pod.labels]
+        extra += [LabelSelectorRequirement(k, "NotIn", (pod.labels[k],))
+                  for k in t.mismatch_label_keys if k in pod.labels]
+        if not extra:
+            return t
+        selector = attrs.evolve(t.label_selector,
+                                match_expressions=t.label_selector.match_expressions + tuple(extra))
+        return attrs.evolve(t, label_selector=selector)
+
+    def affinity(a: PodAffinity | None) -> PodAffinity | None:
+        if a is None:
+            return None
+        return PodAffinity(tuple(term(t) for t in a.required),
+                           tuple(attrs.evolve(w, term=term(w.term)) for w in a.preferred))
+
+    return attrs.evolve(pod, pod_affinity=affinity(pod.pod_affinity),
+                        pod_anti_affinity=affinity(pod.pod_anti_affinity))
+
+
+# --------------------------------------------------------------------------- other kinds
+
+
+def _parse_workload(obj: Mapping[str, Any]) -> Workload:
+    """A Service, ReplicationController, ReplicaSet or StatefulSet: its name, selector and
+    replicas. A ReplicationController without a selector selects its template's labels
+    (``SetDefaults_ReplicationController``)."""
+    kind = obj.get("kind") if isinstance(obj, Mapping) else None
+    check = _v.is_dns1035_label if kind == "Service" else _v.name_is_dns1123_subdomain
+    r, meta = _metadata(obj, str(kind), namespaced=True, name_check=check)
+    r.labels(meta.get("labels"), "metadata.labels")
+    spec = r.mapping(obj.get("spec"), "spec")
+    raw = spec.get("selector")
+    if kind == "ReplicationController" and not raw:
+        template = r.mapping(spec.get("template"), "spec.template")
+        raw = r.mapping(template.get("metadata"), "spec.template.metadata").get("labels") or raw
+    if raw is None:
+        selector = None
+    elif kind in ("Service", "ReplicationController"):
+        selector = LabelSelector(r.labels(raw, "spec.selector"))
+    else:
+        selector = _label_selector(r, raw, "spec.selector")
+    replicas = None
+    if kind != "Service":
+        replicas = r.integer(spec.get("replicas"), "spec.replicas", 1, bits=32)
+        if replicas < 0:
+            r.check([_v.invalid("spec.replicas", replicas, "must be greater than or equal to 0")])
+    return Workload(str(kind), meta["name"], meta.get("namespace") or "default", selector,
+                    replicas)
+
+
+def _parse_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
+    """``ValidatePriorityClass``: a DNS-subdomain name, ``system-`` names only for the
+    built-in classes, user values at most 1,000,000,000."""
+    r, meta = _metadata(obj, "PriorityClass", namespaced=False)
+    value = r.integer(obj.get("value"), "value", None, bits=32)
+    if value is None:
+        r.check([_v.required("value")])
+    global_default = r.boolean(obj.get("globalDefault"), "globalDefault")
+    name = meta["name"]
+    if name.startswith("system-"):
+        known = SYSTEM_PRIORITY_CLASSES.get(name)
+        problem = (f"{name} is not a known system priority class" if known is None else
+                   f"value of {name} PriorityClass must be {known}" if value != known else
+                   f"globalDefault of {name} PriorityClass must be false" if global_default
+                   else None)
+        if problem:
+            r.check([_v.forbidden("metadata.name", "priority class names with 'system-' prefix "
+                                                   f"are reserved for system use only. error: "
+                                                   f"{problem}")])
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        r.check([_v.forbidden("value", "maximum allowed value of a user defined priority is "
+                                       f"{HIGHEST_USER_DEFINABLE_PRIORITY}")])
+    return PriorityClass(name, value, global_default,
+                         r.choice(obj.get("preemptionPolicy"), "preemptionPolicy",
+                                  PREEMPTION_POLICIES, "PreemptLowerPriority"))
+
+
+def _int_or_percent(r: _Reader, value: Any, path: str) -> int | str | None:
+    """An IntOrString budget, checked as ``ValidatePositiveIntOrPercent`` and
+    ``IsNotMoreThan100Percent`` (pkg/apis/apps/validation) do."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        r.check([_v.invalid(path, value, msg) for msg in _v.is_valid_percent(value)])
+        if int(value[:-1]) > 100:
+            r.check([_v.invalid(path, value, "must not be greater than 100%")])
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        r.fail(path, f"expected an integer or a percentage, got {_type_name(value)}")
+    value = r.integer(value, path, bits=32)
+    if value < 0:
+        r.check([_v.invalid(path, value, "must be greater than or equal to 0")])
+    return value
+
+
+def _parse_pdb(obj: Mapping[str, Any]) -> PodDisruptionBudget:
+    """``ValidatePodDisruptionBudgetSpec`` (the selector's syntax is left to the matcher: an
+    invalid selector matches nothing)."""
+    r, meta = _metadata(obj, "PodDisruptionBudget", namespaced=True)
+    spec = r.mapping(obj.get("spec"), "spec")
+    status = r.mapping(obj.get("status"), "status")
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        shown = {k: spec[k] for k in ("minAvailable", "maxUnavailable")}
+        r.check([_v.invalid("spec", _v.AsJSON(shown),
+                            "minAvailable and maxUnavailable cannot be both set")])
+    min_available = _int_or_percent(r, spec.get("minAvailable"), "spec.minAvailable")
+    max_unavailable = _int_or_percent(r, spec.get("maxUnavailable"), "spec.maxUnavailable")
+    return PodDisruptionBudget(
+        name=meta["name"],
+        namespace=meta.get("namespace") or "default",
+        selector=_label_selector(r, spec.get("selector"), "spec.selector"),
+        min_available=min_available,
+        max_unavailable=max_unavailable,
+        disruptions_allowed=r.integer(status.get("disruptionsAllowed"),
+                                      "status.disruptionsAllowed", bits=32),
+        current_healthy=r.integer(status.get("currentHealthy"), "status.currentHealthy", bits=32),
+        desired_healthy=r.integer(status.get("desiredHealthy"), "status.desiredHealthy", bits=32),
+        expected_pods=r.integer(status.get("expectedPods"), "status.expectedPods", bits=32),
+        disrupted_pods=frozenset(r.mapping(status.get("disruptedPods"), "status.disruptedPods")),
+    )

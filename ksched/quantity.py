@@ -34,6 +34,15 @@ Upstream quirks reproduced on purpose (all checked against the Go code):
 String (and ``int``/``float``) inputs to :func:`milli_value` and
 :func:`value` reproduce the Go results bit for bit, including those quirks.
 :class:`fractions.Fraction` inputs are rounded mathematically (ceiling).
+
+**Quantities too large for the scheduler.** The API server bounds no decimal
+quantity (``ValidateResourceQuantityValue`` only refuses negatives and, for
+integer resources, fractions), so ``cpu: "1e18"`` is accepted; but
+kube-scheduler then reads it through ``MilliValue``, whose int64 result
+overflows: ``MilliValue("1e18")`` is 0, and such a pod would be placed as if it
+asked for nothing. ksched refuses instead: :func:`scheduler_amount` raises
+:class:`QuantityError` for any quantity whose exact ``ceil(q * 1000)`` (cpu) or
+``ceil(q)`` (everything else) exceeds ``2**63 - 1``.
 """
 
 from __future__ import annotations
@@ -45,7 +54,8 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-__all__ = ["QuantityError", "parse_quantity", "milli_value", "value", "cpu_milli"]
+__all__ = ["INT64_MAX", "QuantityError", "canonical", "cpu_milli", "milli_value",
+           "parse_quantity", "scheduler_amount", "value"]
 
 
 class QuantityError(ValueError):
@@ -459,3 +469,116 @@ def cpu_milli(text: str | int | float | Fraction) -> int:
     Mirrors apimachinery ``Quantity.MilliValue`` as used for ``cpu``.
     """
     return milli_value(text)
+
+
+# --------------------------------------------------------------------------- scheduler units
+
+INT64_MAX = _INT64_MAX
+
+#: What :func:`scheduler_amount` counts, per resource, for its too-large message.
+_UNITS = {"cpu": "millicores", "memory": "bytes", "ephemeral-storage": "bytes"}
+
+
+@functools.lru_cache(maxsize=65536)
+def _amount_cached(text: str, milli: bool) -> int:
+    exact = parse_quantity(text)
+    return math.ceil(exact * 1000) if milli else math.ceil(exact)
+
+
+def scheduler_amount(name: str, text: str | float) -> int:
+    """The amount kube-scheduler counts: ``MilliValue`` for ``cpu``, ``Value`` otherwise.
+
+    Both round up (``ceil``), as upstream does for every non-negative quantity in range.
+
+    Parameters
+    ----------
+    name : str
+        The resource name (``cpu`` is counted in millicores, the rest in units).
+    text : str or int or float
+        Quantity text, or a number as for :func:`parse_quantity`.
+
+    Returns
+    -------
+    int
+        The amount, at most ``2**63 - 1`` in magnitude.
+
+    Raises
+    ------
+    QuantityError
+        If the text is not a valid quantity, or the amount does not fit an int64 (where
+        upstream's ``MilliValue`` / ``Value`` would overflow, see the module docstring).
+    """
+    milli = name == "cpu"
+    if isinstance(text, str):
+        amount = _amount_cached(text, milli)
+    else:
+        exact = parse_quantity(text)
+        amount = math.ceil(exact * 1000) if milli else math.ceil(exact)
+    if not _INT64_MIN <= amount <= _INT64_MAX:
+        unit = _UNITS.get(name, "bytes" if name.startswith("hugepages-") else "units")
+        shown = text if isinstance(text, str) else repr(text)
+        raise QuantityError(f'quantity "{shown}" is too large: kube-scheduler counts {name} '
+                            f"as an int64 number of {unit} (at most {_INT64_MAX})")
+    return amount
+
+
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T",
+                     15: "P", 18: "E"}
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def _format_of(text: str | float) -> str:
+    """The ``Format`` upstream's parser gives ``text`` (from its suffix)."""
+    if not isinstance(text, str):
+        return _DECIMAL
+    suffix = _scan(text)[4]
+    if suffix.endswith("i"):
+        return _BINARY
+    return _EXPONENT if len(suffix) > 1 and suffix[0] in "eE" else _DECIMAL
+
+
+def _round_up_milli(exact: Fraction) -> Fraction:
+    """``Quantity.RoundUp(Milli)`` (``SetDefaults_ResourceList``): away from zero."""
+    scaled = exact * 1000
+    whole = math.ceil(scaled) if scaled > 0 else math.floor(scaled)
+    return Fraction(whole, 1000)
+
+
+def canonical(text: str | float) -> str:
+    """``Quantity.String()`` of a quantity as the API server stores it (after
+    ``SetDefaults_ResourceList`` rounded it up to milli-units), for messages.
+
+    ``"1.5"`` gives ``"1500m"``, ``"1536Mi"`` gives ``"1536Mi"``, ``"2048Mi"`` gives ``"2Gi"``,
+    ``"1e3"`` gives ``"1e3"``. Mirrors ``CanonicalizeBytes``; decimal exponents above 18
+    keep the ``E`` suffix (upstream prints no suffix there).
+
+    Raises
+    ------
+    QuantityError
+        If the text is not a valid quantity.
+    """
+    exact = _round_up_milli(parse_quantity(text))
+    if exact == 0:
+        return "0"
+    fmt = _format_of(text)
+    if fmt == _BINARY:
+        if -1024 < exact < 1024 or exact.denominator != 1:
+            fmt = _DECIMAL
+        else:
+            mantissa, power = exact.numerator, 0
+            while mantissa % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
+                mantissa //= 1024
+                power += 1
+            return f"{mantissa}{_BINARY_SUFFIXES[power]}"
+    # mantissa * 10**exponent, exponent lowered to a multiple of 3 (AsCanonicalBytes)
+    mantissa, exponent = exact.numerator * 1000 // exact.denominator, -3
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    shift = exponent % 3
+    mantissa, exponent = mantissa * 10**shift, exponent - shift
+    if fmt == _EXPONENT:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    if exponent > 18:
+        mantissa, exponent = mantissa * 10 ** (exponent - 18), 18
+    return f"{mantissa}{_DECIMAL_SUFFIXES[exponent]}"

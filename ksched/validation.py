@@ -5,6 +5,7 @@ plugins that report invalid selectors all word their errors through this one mod
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -290,3 +291,107 @@ def is_label_value(value: str) -> list[str]:
 def label_name_errors(name: str, path: str) -> list[FieldError]:
     """``metav1validation.ValidateLabelName``."""
     return [invalid(path, name, msg) for msg in is_label_key(name)]
+
+
+# --------------------------------------------------------------------------- object names
+
+#: ``apimachinery/pkg/util/validation`` says "characters" where ``content`` says "bytes"
+#: (both count bytes); object names go through the former.
+_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                      "characters or '-', and must start and end with an alphanumeric character")
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or "
+                      "'-', start with an alphabetic character, and end with an alphanumeric "
+                      "character")
+_PERCENT_FMT = "[0-9]+%"
+
+
+def max_len_error(length: int) -> str:
+    """``validation.MaxLenError``."""
+    return f"must be no more than {length} characters"
+
+
+@functools.lru_cache(maxsize=16384)
+def _dns1123_label_messages(value: str) -> tuple[str, ...]:
+    errs = []
+    if _len(value) > 63:
+        errs.append(max_len_error(63))
+    if not re.fullmatch(DNS1123_LABEL_FMT, value):
+        if re.fullmatch(DNS1123_SUBDOMAIN_FMT, value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return tuple(errs)
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``validation.IsDNS1123Label`` (``NameIsDNSLabel``: namespace and container names)."""
+    return list(_dns1123_label_messages(value))
+
+
+@functools.lru_cache(maxsize=65536)
+def _dns1123_subdomain_messages(value: str) -> tuple[str, ...]:
+    errs = []
+    if _len(value) > 253:
+        errs.append(max_len_error(253))
+    if not re.fullmatch(DNS1123_SUBDOMAIN_FMT, value):
+        errs.append(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return tuple(errs)
+
+
+def name_is_dns1123_subdomain(value: str) -> list[str]:
+    """``validation.IsDNS1123Subdomain`` as ``NameIsDNSSubdomain`` uses it (pod, node and
+    PriorityClass names)."""
+    return list(_dns1123_subdomain_messages(value))
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``validation.IsDNS1035Label`` (Service names)."""
+    errs = []
+    if _len(value) > 63:
+        errs.append(max_len_error(63))
+    if not re.fullmatch(_DNS1035_LABEL_FMT, value):
+        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def inclusive_range_error(lo: int, hi: int) -> str:
+    """``validation.InclusiveRangeError``."""
+    return f"must be between {lo} and {hi}, inclusive"
+
+
+def is_valid_port_num(port: int) -> list[str]:
+    """``validation.IsValidPortNum``."""
+    return [] if 1 <= port <= 65535 else [inclusive_range_error(1, 65535)]
+
+
+def is_valid_percent(text: str) -> list[str]:
+    """``validation.IsValidPercent``."""
+    if re.fullmatch(_PERCENT_FMT, text):
+        return []
+    return [regex_error("a valid percent string must be a numeric string followed by an ending "
+                        "'%'", _PERCENT_FMT, "1%", "93%")]
+
+
+# --------------------------------------------------------------------------- labels, cached
+
+@functools.lru_cache(maxsize=65536)
+def label_key_messages(key: str) -> tuple[str, ...]:
+    """:func:`is_label_key`, memoized (label keys repeat across every object)."""
+    return tuple(is_label_key(key))
+
+
+@functools.lru_cache(maxsize=65536)
+def label_value_messages(value: str) -> tuple[str, ...]:
+    """:func:`is_label_value`, memoized."""
+    return tuple(is_label_value(value))
+
+
+def labels_errors(labels: Mapping[str, str], path: str) -> list[FieldError]:
+    """``metav1validation.ValidateLabels``: each key a qualified name, each value a label
+    value, every error on the map's own path."""
+    errs = []
+    for key, value in labels.items():
+        errs += [invalid(path, key, msg) for msg in label_key_messages(key)]
+        errs += [invalid(path, value, msg) for msg in label_value_messages(value)]
+    return errs

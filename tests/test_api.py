@@ -69,7 +69,7 @@ def test_malformed_quantity_through_read_objects_and_second_container() -> None:
 
 def test_malformed_quantity_in_init_container_and_node_allocatable() -> None:
     err = raises_invalid(pod_manifest({"containers": [container()],
-                                       "initContainers": [container({"cpu": "abc"})]}))
+                                       "initContainers": [container({"cpu": "abc"}, "i")]}))
     assert str(err) == ('pod default/web-1: spec.initContainers[0].resources.requests.cpu: '
                         'invalid quantity "abc"')
     err = raises_invalid(node_manifest(allocatable={"cpu": "4", "memory": "8 Gi"}))
@@ -92,13 +92,15 @@ def test_missing_pod_name(metadata: dict | None) -> None:
     if metadata is not None:
         obj["metadata"] = metadata
     err = raises_invalid(obj)
-    assert str(err) == "pod <unnamed>: metadata.name: required value"
+    assert str(err) == ("pod <unnamed>: metadata.name: Required value: "
+                        "name or generateName is required")
     assert err.path == "metadata.name"
 
 
 def test_missing_node_name() -> None:
     err = raises_invalid({"kind": "Node", "metadata": {"labels": {"a": "b"}}})
-    assert str(err) == "node <unnamed>: metadata.name: required value"
+    assert str(err) == ("node <unnamed>: metadata.name: Required value: "
+                        "name or generateName is required")
 
 
 def test_metadata_of_wrong_type() -> None:
@@ -122,22 +124,23 @@ def test_duplicate_node_name_from_load_cluster() -> None:
 def test_unknown_taint_effect() -> None:
     err = raises_invalid(node_manifest(taints=[{"key": "k", "value": "v", "effect": "NoSchedule"},
                                                {"key": "k", "effect": "NoScheduel"}]))
-    assert str(err) == ('node n1: spec.taints[1].effect: unsupported value "NoScheduel": '
+    assert str(err) == ('node n1: spec.taints[1].effect: Unsupported value: "NoScheduel": '
                         'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"')
 
 
 def test_taint_without_key_or_effect() -> None:
     err = raises_invalid(node_manifest(taints=[{"effect": "NoSchedule"}]))
-    assert str(err) == "node n1: spec.taints[0].key: required value"
-    # Taint.effect is required upstream: an absent effect is the unsupported value "".
+    # validateNodeTaints: the key must be a label name (ValidateLabelName)
+    assert str(err) == ('node n1: spec.taints[0].key: Invalid value: "": '
+                        'name part must be non-empty')
+    # Taint.effect is required upstream (validateTaintEffect without allowEmpty).
     err = raises_invalid(node_manifest(taints=[{"key": "k"}]))
-    assert str(err) == ('node n1: spec.taints[0].effect: unsupported value "": '
-                        'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"')
+    assert str(err) == 'node n1: spec.taints[0].effect: Required value'
 
 
 def test_unknown_toleration_operator() -> None:
     err = raises_invalid(pod_manifest({"tolerations": [{"key": "k", "operator": "exists"}]}))
-    assert str(err) == ('pod default/web-1: spec.tolerations[0].operator: unsupported value '
+    assert str(err) == ('pod default/web-1: spec.tolerations[0].operator: Unsupported value: '
                         '"exists": supported values: "Equal", "Exists"')
 
 
@@ -185,13 +188,13 @@ def test_wrong_types_in_metadata_and_node() -> None:
 def test_negative_quantity(value: Any, shown: str) -> None:
     err = raises_invalid(pod_manifest({"containers": [container({"cpu": value})]}))
     assert str(err) == (f"pod default/web-1: spec.containers[0].resources.requests.cpu: "
-                        f'must be a non-negative quantity, got "{shown}"')
+                        f'Invalid value: "{shown}": must be greater than or equal to 0')
 
 
 def test_negative_allocatable() -> None:
     err = raises_invalid(node_manifest(allocatable={"memory": "-1Gi"}))
     assert str(err) == ('node n1: status.allocatable.memory: '
-                        'must be a non-negative quantity, got "-1Gi"')
+                        'Invalid value: "-1Gi": must be greater than or equal to 0')
 
 
 def test_pod_bound_to_missing_node() -> None:
@@ -213,10 +216,14 @@ def test_terminal_pod_bound_to_missing_node_is_ignored() -> None:
 
 
 def test_quantities_land_in_scheduler_units() -> None:
+    # extended resources and hugepages cannot be overcommitted: requests equal limits
+    gpus = {"example.com/gpu": "2", "nvidia.com/gpu": 3}
     pod = Pod.from_manifest(pod_manifest({"containers": [
-        container({"cpu": "1.5", "memory": "1Gi", "ephemeral-storage": "1.5",
-                   "example.com/gpu": "2", "nvidia.com/gpu": 3}),
-        container({"cpu": "0.1m", "memory": "1e3", "hugepages-2Mi": "4Mi"}, name="d"),
+        container(resources={"requests": {"cpu": "1.5", "memory": "1Gi",
+                                          "ephemeral-storage": "1.5", **gpus},
+                             "limits": gpus}),
+        container(name="d", resources={"requests": {"cpu": "0.1m", "memory": "1e3"},
+                                       "limits": {"hugepages-2Mi": "4Mi"}}),
         container({"cpu": 2, "memory": "500M"}, name="e"),
         container({"cpu": "250m", "memory": "1.5Ki"}, name="f"),
     ]}))
@@ -310,11 +317,15 @@ def test_preferred_node_affinity_none_versus_empty() -> None:
     assert "NodeAffinity" not in ksched.explain(cluster, empty).pre_score_skipped
 
 
-def test_required_node_affinity_empty_terms_is_not_none() -> None:
+def test_required_node_affinity_needs_a_term() -> None:
+    """``ValidateNodeSelector``: an empty required node selector is refused (a record may
+    still hold one: NodeAffinity then matches no node)."""
     req = "requiredDuringSchedulingIgnoredDuringExecution"
-    pod = Pod.from_manifest(pod_manifest({"affinity": {"nodeAffinity": {
+    err = raises_invalid(pod_manifest({"affinity": {"nodeAffinity": {
         req: {"nodeSelectorTerms": []}}}}))
-    assert pod.node_affinity.required == ()
+    assert str(err) == (f"pod default/web-1: spec.affinity.nodeAffinity.{req}.nodeSelectorTerms: "
+                        "Required value: must have at least one node selector term")
+    assert ksched.NodeAffinity(required=()).required == ()
 
 
 def test_pod_defaults() -> None:

@@ -125,7 +125,7 @@ def test_bad_preemption_policy() -> None:
     with pytest.raises(InvalidObjectError) as excinfo:
         Pod.from_manifest(pod(preemptionPolicy="Sometimes"))
     assert error_text(excinfo) == (
-        'pod default/p: spec.preemptionPolicy: unsupported value "Sometimes": '
+        'pod default/p: spec.preemptionPolicy: Unsupported value: "Sometimes": '
         'supported values: "PreemptLowerPriority", "Never"')
 
 
@@ -181,12 +181,12 @@ def test_priority_class_parsing() -> None:
 
 @pytest.mark.parametrize("obj, message", [
     ({"kind": "PriorityClass", "metadata": {"name": "nov"}},
-     "priorityclass nov: value: required value"),
+     "priorityclass nov: value: Required value"),
     (priority_class("big", 2**31), "priorityclass big: value: must be a 32-bit integer, "
                                    "got 2147483648"),
     (priority_class("s", "10"), "priorityclass s: value: expected an integer, got a string"),
     (priority_class("p", 1, preemptionPolicy="Always"),
-     'priorityclass p: preemptionPolicy: unsupported value "Always": '
+     'priorityclass p: preemptionPolicy: Unsupported value: "Always": '
      'supported values: "PreemptLowerPriority", "Never"'),
 ])
 def test_priority_class_errors(obj: dict, message: str) -> None:
@@ -221,17 +221,21 @@ def test_pdb_min_available_int_and_absent_selector() -> None:
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"minAvailable": "half"}, 'spec.minAvailable: invalid value "half": '
-                               'must be an integer or percentage (e.g. "5%")'),
-    ({"maxUnavailable": "5"}, 'spec.maxUnavailable: invalid value "5": '
-                              'must be an integer or percentage (e.g. "5%")'),
-    ({"maxUnavailable": "150%"}, 'spec.maxUnavailable: invalid value "150%": '
+    ({"minAvailable": "half"}, 'spec.minAvailable: Invalid value: "half": a valid percent '
+                               "string must be a numeric string followed by an ending '%' "
+                               "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
+    ({"maxUnavailable": "5"}, 'spec.maxUnavailable: Invalid value: "5": a valid percent '
+                              "string must be a numeric string followed by an ending '%' "
+                              "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
+    ({"maxUnavailable": "150%"}, 'spec.maxUnavailable: Invalid value: "150%": '
                                  'must not be greater than 100%'),
-    ({"minAvailable": -1}, "spec.minAvailable: must be greater than or equal to 0, got -1"),
+    ({"minAvailable": -1}, "spec.minAvailable: Invalid value: -1: "
+                           "must be greater than or equal to 0"),
     ({"minAvailable": 1.5}, "spec.minAvailable: expected an integer or a percentage, "
                             "got a number"),
     ({"minAvailable": 1, "maxUnavailable": "10%"},
-     "spec: minAvailable and maxUnavailable are mutually exclusive"),
+     'spec: Invalid value: {"minAvailable":1,"maxUnavailable":"10%"}: '
+     "minAvailable and maxUnavailable cannot be both set"),
 ])
 def test_pdb_errors(spec: dict, message: str) -> None:
     with pytest.raises(InvalidObjectError) as excinfo:

@@ -359,3 +359,51 @@ def test_negative_fast_path_rounds_away_from_zero(whole, frac):
     assert parse_quantity(text) == exact
     assert milli_value(text) == -math.ceil(-exact * 1000)
     assert value(text) == -math.ceil(-exact)
+
+
+# --------------------------------------------------------------------------- scheduler units
+
+
+@pytest.mark.parametrize(("name", "text", "amount"), [
+    ("cpu", "1", 1000), ("cpu", "0.1m", 1), ("cpu", 2, 2000), ("cpu", 0.25, 250),
+    ("memory", "1.5", 2), ("memory", "1Gi", 2**30), ("hugepages-2Mi", "4Mi", 4 * 2**20),
+    ("cpu", "9223372036854775807m", INT64_MAX), ("memory", "9223372036854775807", INT64_MAX),
+    # binary suffixes are capped at 2**63 - 1 by the parser, so they always fit
+    ("memory", "100Ei", INT64_MAX),
+])
+def test_scheduler_amount(name, text, amount):
+    assert q.scheduler_amount(name, text) == amount
+
+
+@pytest.mark.parametrize(("name", "text", "unit"), [
+    ("cpu", "1e18", "millicores"), ("cpu", "9223372036854776", "millicores"),
+    ("memory", "1e19", "bytes"), ("ephemeral-storage", "10E", "bytes"),
+    ("hugepages-1Gi", "1e19", "bytes"), ("example.com/gpu", "1e19", "units"),
+    ("cpu", 10**19, "millicores"),
+])
+def test_scheduler_amount_refuses_what_int64_cannot_hold(name, text, unit):
+    """Upstream accepts these and its MilliValue / Value overflow (MilliValue("1e18") is 0):
+    ksched refuses them instead."""
+    with pytest.raises(QuantityError) as info:
+        q.scheduler_amount(name, text)
+    assert str(info.value) == (f'quantity "{text}" is too large: kube-scheduler counts {name} '
+                               f"as an int64 number of {unit} (at most {INT64_MAX})")
+    if isinstance(text, str):
+        assert milli_value(text) != math.ceil(parse_quantity(text) * 1000) or name != "cpu"
+
+
+def test_go_milli_value_of_1e18_is_zero():
+    """What the scheduler would count without ksched's refusal."""
+    assert milli_value("1e18") == 0
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("0", "0"), ("1", "1"), ("1.5", "1500m"), ("100m", "100m"), ("0.1", "100m"),
+    ("1.0001m", "2m"), ("-1", "-1"), ("-0.5", "-500m"), ("1500", "1500"), ("1.5k", "1500"),
+    ("1k", "1k"), ("1E", "1E"), ("1536Mi", "1536Mi"), ("2048Mi", "2Gi"), ("0.5Gi", "512Mi"),
+    ("1023Ki", "1023Ki"), ("1.5Ki", "1536"), ("512", "512"), ("1e3", "1e3"), ("12e2", "1200"),
+    ("-1Gi", "-1Gi"), (7, "7"), (2.5, "2500m"), ("110.5", "110500m"),
+])
+def test_canonical_is_quantity_string(text, shown):
+    """``Quantity.String()`` after ``SetDefaults_ResourceList`` rounds up to milli-units."""
+    assert q.canonical(text) == shown
