@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from ksched.errors import InvalidObjectError, KschedError
+from ksched.errors import ArgumentError, InvalidObjectError, KschedError
 
 #: The arguments that name standard input.
 STDIN = "-"
@@ -329,6 +329,16 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _example(args: argparse.Namespace) -> int:
+    from ksched.example import write_example
+
+    if os.path.exists(args.directory) and not os.path.isdir(args.directory):
+        raise ArgumentError(f"{args.directory}: not a directory")
+    for path in write_example(args.directory, nodes=args.nodes, running=args.running):
+        print(path)
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from ksched import bench
 
@@ -420,6 +430,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pending", type=_integer(1, MAX_PODS), default=10000)
     p.add_argument("--config", help=config_help)
     p.set_defaults(func=_demo)
+
+    p = sub.add_parser("example", help="write a small snapshot.json and pending.yaml to try")
+    p.add_argument("directory", help="where to write them (created if missing)")
+    p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=300)
+    p.add_argument("--running", type=_integer(0, MAX_PODS), default=2000)
+    p.set_defaults(func=_example)
     return parser
 
 
