@@ -175,10 +175,19 @@ def _simple(fast: str, what: str, test: Callable[[Any], bool]) -> _Check:
 _STR = _simple("type({v}) is str", "a string", lambda v: isinstance(v, str))
 _BOOL = _simple("{v} is True or {v} is False", "a boolean", lambda v: isinstance(v, bool))
 _INT = _simple("type({v}) is int", "an integer", _is_int)
+_INT32 = _Check("type({v}) is int and -2147483648 <= {v} <= 2147483647",
+                lambda record, name, value: _check_int32(record, name, value))
 _OPT_INT = _simple("{v} is None or type({v}) is int", "an integer or null",
                    lambda v: v is None or _is_int(v))
 _OPT_TIME = _simple("{v} is None or type({v}) is float or type({v}) is int",
                     "a number of seconds or null", lambda v: v is None or _is_real(v))
+
+
+def _check_int32(record: Any, name: str, value: Any) -> None:
+    """An ``int32`` field of the API (ports, weights, priorities, skews)."""
+    _INT.slow(record, name, value)
+    if not INT32_MIN <= value <= INT32_MAX:
+        _refuse(record, name, f"Invalid value: {value}: must be a 32-bit integer")
 
 
 def _instance(kind: type) -> _Check:
@@ -423,7 +432,7 @@ class NodeSelectorTerm:
 
 @_record
 class PreferredSchedulingTerm:
-    weight: int = _field(_INT)
+    weight: int = _field(_INT32)
     preference: NodeSelectorTerm = _field(_instance(NodeSelectorTerm))
 
 
@@ -486,7 +495,7 @@ class PodAffinityTerm:
 
 @_record
 class WeightedPodAffinityTerm:
-    weight: int = _field(_INT)
+    weight: int = _field(_INT32)
     term: PodAffinityTerm = _field(_instance(PodAffinityTerm))
 
 
@@ -506,7 +515,7 @@ class TopologySpreadConstraint:
     """A topology spread constraint. ``None`` policies and ``min_domains`` are the
     scheduler's defaults (``Honor``, ``Ignore``, 1)."""
 
-    max_skew: int = _field(_INT)
+    max_skew: int = _field(_INT32)
     topology_key: str = _field(_STR)
     when_unsatisfiable: str = _field(_one_of(*UNSATISFIABLE_ACTIONS))
     label_selector: LabelSelector | None = _field(_OPT_SELECTOR, default=None)
@@ -518,9 +527,9 @@ class TopologySpreadConstraint:
 
 @_record
 class ContainerPort:
-    container_port: int = _field(_INT)
+    container_port: int = _field(_INT32)
     #: 0: none (a ``host_network`` pod's ports default to host ports, see :class:`Pod`).
-    host_port: int = _field(_INT, default=0)
+    host_port: int = _field(_INT32, default=0)
     protocol: str = _field(_one_of(*PROTOCOLS), default="TCP")
     host_ip: str = _field(_STR, default="")
 
@@ -574,7 +583,7 @@ class Pod:
     labels: FrozenDict = attrs.field(factory=FrozenDict, converter=_STRING_MAP)
     node_name: str = _field(_STR, default="")
     scheduler_name: str = _field(_STR, default=DEFAULT_SCHEDULER_NAME)
-    priority: int = _field(_INT, default=0)
+    priority: int = _field(_INT32, default=0)
     containers: tuple[Container, ...] = _tuple_of(Container)
     init_containers: tuple[Container, ...] = _tuple_of(Container)
     overhead: FrozenDict = attrs.field(factory=ResourceList, converter=_RESOURCES)
@@ -778,7 +787,7 @@ class PriorityClass:
     """A scheduling.k8s.io/v1 PriorityClass (cluster-scoped)."""
 
     name: str = _field(_STR)
-    value: int = _field(_INT)
+    value: int = _field(_INT32)
     global_default: bool = _field(_BOOL, default=False)
     preemption_policy: str = _field(_one_of(*PREEMPTION_POLICIES), default="PreemptLowerPriority")
 

@@ -8,6 +8,7 @@ read-only, and scheduling returns a new state.
 
 from __future__ import annotations
 
+import numbers
 import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -235,6 +236,29 @@ def _bindings(pods: Any) -> Iterable[Any]:
 _POD_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _is_index(value: Any, size: int) -> bool:
+    """``value`` is an integer row in ``range(size)`` (numpy integers too, not booleans)."""
+    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and 0 <= value < size)
+
+
+def _check_templates(templates: Any) -> None:
+    """``from_node_templates``' argument: (Node, count >= 0) pairs."""
+    if isinstance(templates, str | bytes | Mapping) or not isinstance(templates, Sequence):
+        raise ArgumentError(f"templates: expected a list of (Node, count) pairs, "
+                            f"got {type(templates).__name__}")
+    for i, item in enumerate(templates):
+        if not (isinstance(item, tuple) and len(item) == 2):
+            raise ArgumentError(f"templates[{i}]: expected a (Node, count) pair, "
+                                f"got {type(item).__name__}")
+        node, count = item
+        if not isinstance(node, Node):
+            raise ArgumentError(f"templates[{i}]: expected a Node, got {type(node).__name__}")
+        if not _is_index(count, 2**62):
+            raise ArgumentError(f"templates[{i}]: count: expected an integer >= 0, "
+                                f"got {count!r}")
+
+
 def _readonly(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
@@ -333,7 +357,7 @@ class ClusterState:
         pass work on (``NodeInfo.RemovePod`` / ``AddPod``). Columns for the added pods' host
         ports and resources are added first (:meth:`widened_for`), so none goes unrecorded.
         Costs a copy of the pod columns."""
-        removed = set(removed)
+        removed, added = self._checked_changes(removed, added)
         added = [(attrs.evolve(pod, node_name=self.node_names[node]), node)
                  for pod, node in added]
         state = self.widened_for([pod for pod, _ in added])
@@ -360,6 +384,27 @@ class ClusterState:
             state, pods=tuple(pods), pod_node=pod_node, requested=requested,
             nonzero_requested=nonzero, port_count=port_count, match_cache={},
             affinity_pods=tuple(i for i, p in enumerate(pods) if p.has_pod_affinity))
+
+    def _checked_changes(self, removed: Iterable[int], added: Iterable[tuple[Pod, int]]
+                         ) -> tuple[set[int], list[tuple[Pod, int]]]:
+        """``with_pods``' arguments as a set of pod rows and (pod, node row) pairs, checked."""
+        rows = set()
+        for row in removed:
+            if not _is_index(row, len(self.pods)):
+                raise ArgumentError(f"removed: no bound pod at row {row!r} "
+                                    f"(the state has {len(self.pods)})")
+            rows.add(int(row))
+        pairs = []
+        for i, item in enumerate(added):
+            pod, node = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
+            if not isinstance(pod, Pod):
+                raise ArgumentError(f"added[{i}]: expected a (Pod, node row) pair, "
+                                    f"got {type(pod).__name__}")
+            if not _is_index(node, self.num_nodes):
+                raise ArgumentError(f"added[{i}]: no node at row {node!r} "
+                                    f"(the state has {self.num_nodes})")
+            pairs.append((pod, int(node)))
+        return rows, pairs
 
     def bind(self, pods: Iterable[Pod | tuple[Pod, str]] | tuple[Pod, str]) -> ClusterState:
         """A new state with ``pods`` bound: each a pod with ``spec.nodeName`` set, or a
@@ -525,6 +570,7 @@ class ClusterState:
         >>> list(fleet.node_names), int(fleet.allocatable[:, 0].sum())
         (['m5-0', 'm5-1', 'm5-2'], 6000)
         """
+        _check_templates(templates)
         names_seen = [t.name for t, _ in templates]
         if len(set(names_seen)) != len(names_seen):
             raise InvalidObjectError("node template", "metadata.name", "duplicate template name")
@@ -639,9 +685,13 @@ def _resource_names(nodes: Sequence[Node], pods: Sequence[Pod],
     names = dict.fromkeys(BASE_RESOURCES)
     for node in nodes:
         names.update(dict.fromkeys(node.allocatable))
+    seen: set[int] = set()  # container tuples are shared by the pods of one controller
     for pod in pods:
-        for c in pod.containers + pod.init_containers:
-            names.update(dict.fromkeys(c.requests))
+        for part in (pod.containers, pod.init_containers):
+            if id(part) not in seen:
+                seen.add(id(part))
+                for c in part:
+                    names.update(dict.fromkeys(c.requests))
         names.update(dict.fromkeys(pod.overhead))
     names.update(dict.fromkeys(extra))
     return tuple(n for n in names if is_tracked_resource(n))
@@ -659,16 +709,38 @@ def _resource_columns(nodes: Sequence[Node], pods: Sequence[Pod], node_index: Ma
                 allocatable[i, col[name]] = amount
     requested = np.zeros((n, r), dtype=np.int64)
     nonzero = np.zeros((n, 2), dtype=np.int64)
-    pods_col = col[PODS]
-    for pod in pods:
-        i = node_index[pod.node_name]
+    rows = np.fromiter((node_index[pod.node_name] for pod in pods), np.int64, len(pods))
+    shape, shapes = _request_shapes(pods)
+    per_shape = np.zeros((len(shapes), r + 2), dtype=np.int64)
+    for k, pod in enumerate(shapes):
         requests = pod_requests(pod)
         for name, amount in requests.items():
             if name in col and name != PODS:
-                requested[i, col[name]] += amount
-        requested[i, pods_col] += 1
-        nonzero[i] += node_info_non_zero(pod, requests)
+                per_shape[k, col[name]] += amount
+        per_shape[k, col[PODS]] = 1
+        per_shape[k, r:] = node_info_non_zero(pod, requests)
+    np.add.at(requested, rows, per_shape[shape, :r])
+    np.add.at(nonzero, rows, per_shape[shape, r:])
     return dict(allocatable=allocatable, requested=requested, nonzero_requested=nonzero)
+
+
+def _request_shapes(pods: Sequence[Pod]) -> tuple[np.ndarray, list[Pod]]:
+    """Each pod's request shape and a pod of each shape: pods whose containers, init
+    containers, pod-level requests and overhead are the same objects request the same (the
+    pods of one controller share their interned container tuples), so ``pod_requests`` runs
+    once per shape. Loading-time only: ``id`` keys hold while ``pods`` lives."""
+    index: dict[tuple[int, ...], int] = {}
+    shapes: list[Pod] = []
+    shape = np.empty(len(pods), dtype=np.int64)
+    for k, pod in enumerate(pods):
+        key = (id(pod.containers), id(pod.init_containers), id(pod.pod_requests),
+               id(pod.overhead) if pod.overhead else 0)
+        found = index.get(key)
+        if found is None:
+            found = index[key] = len(shapes)
+            shapes.append(pod)
+        shape[k] = found
+    return shape, shapes
 
 
 def _label_columns(nodes: Sequence[Node], vocab: Vocab) -> dict[str, object]:
@@ -734,8 +806,12 @@ def _port_columns(num_nodes: int, pods: Sequence[Pod], node_index: Mapping[str, 
                   extra: Iterable[tuple[str, str, int]]) -> dict[str, object]:
     keys: dict[tuple[str, str, int], int] = {}
     per_pod = []
+    of_containers: dict[tuple[int, int], set] = {}  # shared container tuples: once each
     for pod in pods:
-        ports = set(host_ports(pod))
+        key = (id(pod.containers), id(pod.init_containers))
+        ports = of_containers.get(key)
+        if ports is None:
+            ports = of_containers[key] = set(host_ports(pod))
         per_pod.append(ports)
         for p in sorted(ports):
             keys.setdefault(p, len(keys))

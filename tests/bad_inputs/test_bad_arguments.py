@@ -226,6 +226,26 @@ BAD_BINDS: dict[str, tuple[Callable[[ClusterState], Any], str]] = {
     "unbind a pending pod": (lambda s: s.unbind([POD]), 'pod default/web: pods "web" not found'),
     "unbind twice": (lambda s: s.unbind(["default/old", "old"]),
                      'pod default/old: metadata.name: Duplicate value: "old"'),
+    "with_pods a row past the nodes": (lambda s: s.with_pods(added=[(POD, 3)]),
+                                       "added[0]: no node at row 3 (the state has 3)"),
+    "with_pods a negative row": (lambda s: s.with_pods(added=[(POD, -1)]),
+                                 "added[0]: no node at row -1"),
+    "with_pods a dict for a pod": (lambda s: s.with_pods(added=[(POD_DICT, 0)]),
+                                   "added[0]: expected a (Pod, node row) pair, got dict"),
+    "with_pods a removed row past the pods": (lambda s: s.with_pods(removed=[1]),
+                                              "removed: no bound pod at row 1 (the state has 1)"),
+    "templates of a string": (lambda s: ClusterState.from_node_templates("m5"),
+                              "templates: expected a list of (Node, count) pairs, got str"),
+    "templates of a name": (lambda s: ClusterState.from_node_templates([("m5", 3)]),
+                            "templates[0]: expected a Node, got str"),
+    "templates with a negative count": (
+        lambda s: ClusterState.from_node_templates([(NODES[0], -1)]),
+        "templates[0]: count: expected an integer >= 0, got -1"),
+    "templates with a float count": (
+        lambda s: ClusterState.from_node_templates([(NODES[0], 2.5)]),
+        "templates[0]: count: expected an integer >= 0, got 2.5"),
+    "templates of bare nodes": (lambda s: ClusterState.from_node_templates(NODES),
+                                "templates[0]: expected a (Node, count) pair, got Node"),
 }
 
 
