@@ -2,26 +2,41 @@
 
 Accepted everywhere a "source" is taken:
 
-- a path to a JSON or YAML file (one object, a ``v1 List`` as ``kubectl get -o json`` writes
-  it, or multi-document YAML), optionally gzip-compressed (``.gz``);
-- a path to a directory (every ``.json``, ``.yaml``, ``.yml`` file in it, sorted by name);
+- a path to a JSON or YAML file, read as kubectl reads ``-f``: one object, a ``v1 List`` as
+  ``kubectl get -o json`` writes it (its items are parsed one at a time, straight from the
+  bytes), a stream of JSON values (``jq -c``) or multi-document YAML; the content decides
+  (JSON when it starts with ``{`` or ``[``), whatever the name. gzip-compressed files are
+  recognised by their first bytes; a UTF-8 or UTF-16 byte-order mark is honoured. A pipe,
+  a FIFO or ``/dev/stdin`` is read once. A file with no documents holds no objects.
+- a path to a directory: every ``.json``, ``.yaml``, ``.yml`` file in it (optionally
+  ``.gz``), sorted by name, not recursively; a directory with none is an error;
 - a dict in the wire format, or a list of such dicts;
 - kubernetes-client model objects (``V1Node``, ``V1Pod``, ``V1PodList``, ...).
+
+Unreadable input is refused with an :class:`~ksched.errors.InvalidObjectError` that names the
+file and, for bad syntax, the line: missing files, unreadable or binary ones, text that is
+not UTF-8, truncated or corrupt gzip, invalid JSON or YAML (in Go's words), YAML alias bombs
+and nesting deeper than :data:`ksched.yamlio.MAX_DEPTH` (see :mod:`ksched.stream` and
+:mod:`ksched.yamlio`). YAML reads as kubectl reads it: go-yaml v2's scalars (``yes`` is true,
+timestamps and dates stay strings), a key given twice is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-import gzip
-import json
+import errno
+import gc
+import mmap
 import os
 import re
+import stat
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from ksched.api import (
     SELECTING_KINDS,
@@ -33,14 +48,14 @@ from ksched.api import (
     Workload,
 )
 from ksched.errors import InvalidObjectError
-
-try:  # a faster JSON parser when the environment has one; the standard library otherwise
-    from orjson import loads as _json_loads
-except ImportError:  # pragma: no cover - depends on the environment
-    _json_loads = json.loads
+from ksched.stream import json_documents, line_column
+from ksched.yamlio import LoadError, load_yaml
 
 _SUFFIXES = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz")
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class MissingFileError(InvalidObjectError, FileNotFoundError):
+    """A path that names nothing (a ``KschedError``, and a ``FileNotFoundError`` too)."""
 
 
 @attrs.frozen
@@ -68,8 +83,36 @@ def read_objects(source: Any) -> Objects:
     ReplicationController, PriorityClass and PodDisruptionBudget of ``source``; other kinds
     are ignored. Pods go through :func:`admit_priorities` with the source's PriorityClasses."""
     nodes, pods, namespaces, workloads, classes, pdbs = [], [], [], [], [], []
+    with _collector_paused():
+        _read_into(source, nodes, pods, namespaces, workloads, classes, pdbs)
+    return Objects(tuple(nodes), admit_priorities(pods, classes), tuple(namespaces),
+                   tuple(workloads), tuple(classes), tuple(pdbs))
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while records are built: they hold no cycles,
+    and its passes over a heap growing by millions of objects would double the loading
+    time of a large snapshot. Afterwards the objects made meanwhile join the oldest
+    generation (``freeze`` then ``unfreeze`` moves them there without a pass over them),
+    so the next young collection does not walk them all either."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
+def _read_into(source: Any, nodes: list, pods: list, namespaces: list, workloads: list,
+               classes: list, pdbs: list) -> None:
     for obj in iter_manifests(source):
         kind = obj.get("kind")
+        if not isinstance(kind, str):  # no kind: ignored (a kind of another type: refused)
+            continue
         if kind == "Node":
             nodes.append(Node.from_manifest(obj))
         elif kind == "Pod":
@@ -82,8 +125,23 @@ def read_objects(source: Any) -> Objects:
             classes.append(PriorityClass.from_manifest(obj))
         elif kind == "PodDisruptionBudget":
             pdbs.append(PodDisruptionBudget.from_manifest(obj))
-    return Objects(tuple(nodes), admit_priorities(pods, classes), tuple(namespaces),
-                   tuple(workloads), tuple(classes), tuple(pdbs))
+
+
+_TYPE_NAMES = {dict: "an object", list: "a list", bool: "a boolean", int: "an integer",
+               float: "a number", str: "a string", type(None): "null"}
+
+
+def _described(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _checked(obj: Mapping[str, Any], where: str, path: str) -> Mapping[str, Any]:
+    """``obj``, unless its ``kind`` is there but no string."""
+    kind = obj.get("kind")
+    if kind is not None and not isinstance(kind, str):
+        raise InvalidObjectError(where, f"{path}.kind" if path else "kind",
+                                 f"expected a string, got {_described(kind)}")
+    return obj
 
 
 #: The classes every API server creates (``pkg/apis/scheduling`` ``SystemPriorityClasses``).
@@ -105,7 +163,8 @@ def admit_priorities(pods: Iterable[Pod],
     classes.update((pc.name, pc) for pc in priority_classes)
     default = min((pc for pc in classes.values() if pc.global_default),
                   key=lambda pc: pc.value, default=None)
-    return tuple(_admit_priority(pod, classes, default) for pod in pods)
+    return tuple(pod if pod.priority_set or pod.priority  # admitted already: as it is
+                 else _admit_priority(pod, classes, default) for pod in pods)
 
 
 def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
@@ -130,8 +189,14 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
     """Every object of ``source`` as a wire-format dict, Lists flattened."""
     if isinstance(source, str | os.PathLike):
         yield from _iter_path(Path(source))
+    elif hasattr(source, "read"):  # an open file, sys.stdin(.buffer): read once
+        yield from _iter_stream(source)
     elif isinstance(source, Mapping):
-        yield from _flatten(to_wire(source))
+        try:
+            wire = to_wire(source)
+        except RecursionError:
+            raise InvalidObjectError("input", "", "nested too deeply") from None
+        yield from _flatten(wire)
     elif _is_client_model(source):
         wire = to_wire(source)
         kind = _model_kind(source)
@@ -147,46 +212,246 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
 
 def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:
     if path.is_dir():
-        for child in sorted(path.iterdir()):
-            if child.is_file() and child.name.endswith(_SUFFIXES):
-                yield from _iter_path(child)
+        files = sorted(child for child in path.iterdir()
+                       if child.name.endswith(_SUFFIXES) and child.is_file())
+        if not files:
+            raise InvalidObjectError(f"directory {path}", "",
+                                     "no .json, .yaml or .yml files in it")
+        for child in files:
+            yield from _iter_file(child)
         return
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file or directory")
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        text = f.read()
-    name = path.name.removesuffix(".gz")
+    yield from _iter_file(path)
+
+
+def _iter_file(path: Path) -> Iterator[Mapping[str, Any]]:
+    """The objects of one file, read once (a pipe or ``/dev/stdin`` works too)."""
+    where = f"file {path}"
+    with _contents(path, where) as (data, release):
+        yield from _iter_data(data, where, release)
+
+
+def _iter_stream(stream: Any) -> Iterator[Mapping[str, Any]]:
+    """The objects of an open file (binary or text), read once to its end."""
+    name = getattr(stream, "name", None)
+    where = "standard input" if name in ("<stdin>", 0) else f"file {name}" if name else "input"
     try:
-        if name.endswith(".json"):
-            documents = [_json_loads(text)]
+        data = stream.read()
+    except OSError as exc:
+        raise InvalidObjectError(where, "", (exc.strerror or str(exc)).lower()) from None
+    except UnicodeDecodeError as exc:  # a text stream that is not UTF-8
+        raise InvalidObjectError(where, "", f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})"
+                                 ) from None
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    yield from _iter_data(_unwrapped(data, where), where, None)
+
+
+def _iter_data(data: Any, where: str, release: Any) -> Iterator[Mapping[str, Any]]:
+    """The objects of the bytes of one file."""
+    for value, items in _documents(data, where, release):
+        if items is None:
+            yield from _flatten(value, where)
+        elif isinstance(value, list):  # a top-level array
+            for i, item in enumerate(items):
+                yield from _flatten(item, where, f"[{i}]")
+        elif _is_list(value):
+            yield from _flatten_list(value.get("kind"), items, where, "")
+        else:  # an object that has an "items" array but is no List: the object itself
+            yield from _flatten({**value, "items": list(items)}, where)
+
+
+@contextlib.contextmanager
+def _contents(path: Path, where: str) -> Iterator[Any]:
+    """The bytes of a file: mapped when it is a regular file, read once otherwise; gzip
+    undone (by its magic bytes) and UTF-16 turned into UTF-8."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise _os_error(path, where, exc) from None
+    mapped = None
+    try:
+        info = os.fstat(f.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > 0:
+            data = mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         else:
-            documents = list(yaml.load_all(text, Loader=_YAML_LOADER))
-    except (ValueError, TypeError, yaml.YAMLError) as exc:
-        raise InvalidObjectError(f"file {path}", "", f"cannot parse: {exc}") from None
+            data = f.read()
+    except OSError as exc:
+        f.close()
+        raise _os_error(path, where, exc) from None
+    try:
+        if path.name.endswith(".gz") and data[:2] != _GZIP:
+            raise InvalidObjectError(where, "", "not in gzip format (the name ends in .gz)")
+        data = _unwrapped(data, where)
+        if mapped is not None and data is mapped:
+            view = memoryview(mapped)
+            try:
+                yield view, _releaser(mapped)
+            finally:
+                with contextlib.suppress(BufferError):
+                    view.release()
+        else:
+            yield data, None
+    finally:
+        if mapped is not None:
+            with contextlib.suppress(BufferError):  # a slice still alive: left to the GC
+                mapped.close()
+        f.close()
+
+
+def _releaser(mapped: mmap.mmap) -> Any:
+    """``release(start, end)``: those bytes are read; the kernel may drop their pages from
+    the process (they stay in the page cache), so a large file never counts whole in its
+    memory."""
+    def release(start: int, end: int) -> None:
+        start -= start % mmap.PAGESIZE
+        end -= end % mmap.PAGESIZE
+        if end > start and hasattr(mapped, "madvise"):
+            mapped.madvise(mmap.MADV_DONTNEED, start, end - start)
+
+    return release
+
+
+_GZIP = b"\x1f\x8b"
+
+
+def _unwrapped(data: Any, where: str) -> Any:
+    """``data`` decompressed when it is gzip (its magic bytes tell) and turned into UTF-8
+    when it is UTF-16 (a byte-order mark tells: Windows PowerShell's ``>`` writes it)."""
+    if data[:2] == _GZIP:
+        data = _gunzip(data, where)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        data = _from_utf16(data, where)
+    return data
+
+
+def _os_error(path: Path, where: str, exc: OSError) -> InvalidObjectError:
+    if exc.errno == errno.ENOENT:
+        return MissingFileError(str(path), "", "no such file or directory")
+    return InvalidObjectError(where, "", (exc.strerror or str(exc)).lower())
+
+
+def _gunzip(data: Any, where: str) -> bytes:
+    """The decompressed bytes of every gzip member of ``data`` (``gzip -c a b`` writes two)."""
+    out = []
+    while data:
+        unpacker = zlib.decompressobj(wbits=31)
+        try:
+            out.append(unpacker.decompress(data))
+        except zlib.error as exc:
+            raise InvalidObjectError(where, "", f"corrupt gzip data: {exc}") from None
+        if not unpacker.eof:
+            raise InvalidObjectError(where, "", "truncated gzip data: the compressed "
+                                                "stream ends before its end marker")
+        data = unpacker.unused_data.lstrip(b"\x00")  # members may follow (and padding)
+        if data and data[:2] != _GZIP:
+            raise InvalidObjectError(where, "", "trailing garbage after the gzip data")
+    return b"".join(out)
+
+
+def _from_utf16(data: Any, where: str) -> bytes:
+    try:
+        return bytes(data).decode("utf-16").encode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidObjectError(where, "", f"invalid UTF-16 text at byte {exc.start}") from None
+
+
+def _documents(data: Any, where: str,
+               release: Any = None) -> Iterator[tuple[Any, Iterator[Any] | None]]:
+    """``(value, items)`` per document, as :func:`ksched.stream.json_documents` gives them;
+    JSON when the text starts with ``{`` or ``[`` (as kubectl's decoder guesses), YAML
+    otherwise."""
+    start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    first = _first_non_space(data, start)
+    if first in (b"{", b"["):
+        yield from json_documents(data[start:] if start else data, where,
+                                  None if start else release)
+        return
+    yield from ((doc, None) for doc in _yaml_documents(bytes(data[start:]), where))
+
+
+def _yaml_documents(raw: bytes, where: str) -> list[Any]:
+    """The documents of a YAML stream as kubectl reads them (:func:`ksched.yamlio.load_yaml`),
+    empty ones left out. A key given twice in one mapping is refused (go-yaml's strict
+    decoding), rather than silently keeping the last."""
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise _binary(where, raw, nul)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = line_column(raw, exc.start)
+        raise InvalidObjectError(where, f"line {line} column {column}",
+                                 f"not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    try:
+        documents = load_yaml(raw, all_documents=True)
+    except LoadError as exc:
+        raise InvalidObjectError(where, "", exc.message) from None
     for doc in documents:
-        if doc is not None:
-            yield from _flatten(doc, where=str(path))
+        if doc.duplicates:
+            raise InvalidObjectError(where, "", doc.duplicates[0])
+    return [doc.value for doc in documents if doc.value is not None]
 
 
-def _flatten(obj: Any, where: str = "input") -> Iterator[Mapping[str, Any]]:
-    if isinstance(obj, list):
-        for item in obj:
-            yield from _flatten(item, where)
-        return
-    if not isinstance(obj, Mapping):
-        raise InvalidObjectError(where, "",
-                                 f"expected a Kubernetes object, got {type(obj).__name__}")
+def _binary(where: str, data: Any, pos: int) -> InvalidObjectError:
+    line, column = line_column(data, pos)
+    return InvalidObjectError(where, f"line {line} column {column}",
+                              "binary data (a NUL byte), not JSON or YAML text")
+
+
+def _first_non_space(data: Any, start: int) -> bytes:
+    """The first byte at or after ``start`` that is not JSON whitespace (``b""``: none)."""
+    for i in range(start, len(data), 1 << 16):
+        block = bytes(data[i:i + (1 << 16)]).lstrip(b" \t\r\n")
+        if block:
+            return block[:1]
+    return b""
+
+
+def _is_list(obj: Mapping[str, Any]) -> bool:
+    """``obj`` is a List (``kind`` absent or ending in ``List``) whose items are objects."""
     kind = obj.get("kind")
-    if isinstance(obj.get("items"), list) and (kind is None or str(kind).endswith("List")):
-        for item in obj["items"]:
-            if _is_client_model(item):
-                item = to_wire(item)
-            if isinstance(item, Mapping) and "kind" not in item and kind and kind != "List":
-                item = {**item, "kind": kind.removesuffix("List")}
-            yield from _flatten(item, where)
-        return
-    yield obj
+    return isinstance(obj.get("items"), list) and (kind is None or str(kind).endswith("List"))
+
+
+def _flatten(obj: Any, where: str = "input", path: str = "") -> Iterator[Mapping[str, Any]]:
+    """Every object of ``obj``: itself, or the items of Lists and lists, depth first (without
+    recursion, however deep the lists nest)."""
+    stack: list[Iterator[tuple[str, Any]]] = [iter(((path, obj),))]
+    while stack:
+        for here, item in stack[-1]:
+            if isinstance(item, list):
+                stack.append((f"{here}[{i}]", x) for i, x in enumerate(item))
+                break
+            if not isinstance(item, Mapping):
+                raise InvalidObjectError(where, here,
+                                         f"expected a Kubernetes object, got {_described(item)}")
+            if _is_list(item):
+                stack.append(_list_items(item.get("kind"), item["items"], here))
+                break
+            yield _checked(item, where, here)
+        else:
+            stack.pop()
+
+
+def _flatten_list(kind: Any, items: Iterable[Any], where: str,
+                  path: str) -> Iterator[Mapping[str, Any]]:
+    for here, item in _list_items(kind, items, path):
+        if isinstance(item, dict) and not _is_list(item):  # the usual item: an object
+            yield _checked(item, where, here)
+        else:
+            yield from _flatten(item, where, here)
+
+
+def _list_items(kind: Any, items: Iterable[Any], path: str) -> Iterator[tuple[str, Any]]:
+    """The items of a List: client models as wire dicts, and the kind of a typed List
+    (``PodList``) given to items that lack one."""
+    prefix = f"{path}.items" if path else "items"
+    for i, item in enumerate(items):
+        if _is_client_model(item):
+            item = to_wire(item)
+        if isinstance(item, Mapping) and "kind" not in item and kind and kind != "List":
+            item = {**item, "kind": str(kind).removesuffix("List")}
+        yield f"{prefix}[{i}]", item
 
 
 _MODEL_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?(?P<kind>[A-Z]\w*)\Z")
@@ -202,6 +467,10 @@ def _model_kind(obj: Any) -> str | None:
 
 def _is_client_model(obj: Any) -> bool:
     return hasattr(obj, "openapi_types") and hasattr(obj, "attribute_map")
+
+
+#: Whether an object is a kubernetes-client model (``V1Pod``, ...): :mod:`ksched.inputs` asks.
+is_client_model = _is_client_model
 
 
 def to_wire(obj: Any) -> Any:

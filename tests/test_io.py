@@ -7,11 +7,16 @@ import copy
 import datetime
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ksched
 from ksched import InvalidObjectError
@@ -113,9 +118,11 @@ def test_yml_suffix_and_namespaces(tmp_path: Path) -> None:
         {"apiVersion": "v1", "kind": "Namespace",
          "metadata": {"name": "team-a", "labels": {"tier": "gold"}}}, node("n1")]))
     objects = ksched.read_objects(path)
-    assert objects.namespaces == (ksched.Namespace("team-a", {"tier": "gold"}),)
+    # SetDefaults_Namespace labels every namespace with its name
+    labels = {"tier": "gold", "kubernetes.io/metadata.name": "team-a"}
+    assert objects.namespaces == (ksched.Namespace("team-a", labels),)
     cluster = ksched.load_cluster(path)
-    assert dict(cluster.namespaces) == {"team-a": {"tier": "gold"}}
+    assert dict(cluster.namespaces) == {"team-a": labels}
 
 
 def test_directory_of_files(tmp_path: Path) -> None:
@@ -153,8 +160,9 @@ def test_yaml_gz_file(tmp_path: Path) -> None:
 def test_unparsable_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"kind": "Node",')
-    with pytest.raises(InvalidObjectError, match=r"^file .*broken\.json: cannot parse: "):
+    with pytest.raises(InvalidObjectError) as info:
         ksched.read_objects(path)
+    assert str(info.value) == f"file {path}: line 1 column 17: unexpected end of JSON input"
 
 
 def test_document_that_is_not_an_object(tmp_path: Path) -> None:
@@ -162,12 +170,15 @@ def test_document_that_is_not_an_object(tmp_path: Path) -> None:
     path.write_text("--- 42\n")
     with pytest.raises(InvalidObjectError) as info:
         ksched.read_objects(path)
-    assert str(info.value) == f"{path}: expected a Kubernetes object, got int"
+    assert str(info.value) == f"file {path}: expected a Kubernetes object, got an integer"
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no such file or directory"):
+    """A ``KschedError`` naming the path, that is a ``FileNotFoundError`` too."""
+    with pytest.raises(FileNotFoundError) as info:
         ksched.load_cluster(tmp_path / "absent.json")
+    assert isinstance(info.value, ksched.KschedError)
+    assert str(info.value) == f"{tmp_path / 'absent.json'}: no such file or directory"
 
 
 def test_unsupported_source_type() -> None:
@@ -359,3 +370,210 @@ def test_real_kubernetes_client_models() -> None:
     assert dict(cluster.nodes[0].allocatable) == {"cpu": 2000, "memory": 4 * GI, "pods": 110}
     assert [(x.key, x.containers[0].requests.get("cpu")) for x in ksched.load_pods([p, pods])] == [
         ("default/p", 250), ("default/q", None)]
+
+
+# --------------------------------------------------------------------------- reading files
+# As kubectl reads ``-f``: the content decides JSON or YAML, a List's items are parsed one at a
+# time, pipes are read once; YAML scalars resolve as go-yaml v2 resolves them.
+
+
+def _kubectl_list(items: list[dict]) -> bytes:
+    """``kubectl get -o json``'s layout: keys sorted (``kind`` after ``items``), four spaces."""
+    return json.dumps({"apiVersion": "v1", "items": items, "kind": "List",
+                       "metadata": {"resourceVersion": ""}}, indent=4, sort_keys=True).encode()
+
+
+def test_kubectl_list_with_kind_after_items(tmp_path: Path) -> None:
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(_kubectl_list(OBJECTS))
+    check_standard(path)
+
+
+def test_list_items_are_split_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiny scan chunks and page releases change nothing: the same objects, in order."""
+    from ksched import io, stream
+
+    items = [pod(f"p{i}", "n1" if i % 2 else "") for i in range(40)] + OBJECTS[:2]
+    items[3]["metadata"]["annotations"] = {"quote": 'a"b\\', "brace": "}{][", "é": "ü"}
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(_kubectl_list(items))
+    released: list[tuple[int, int]] = []
+    real = io._releaser
+
+    def recording(mapped: Any) -> Any:
+        release = real(mapped)
+        return lambda start, end: (released.append((start, end)), release(start, end))
+
+    monkeypatch.setattr(stream, "_SCAN_CHUNK", 97)
+    monkeypatch.setattr(stream, "_RELEASE_EVERY", 500)
+    monkeypatch.setattr(io, "_releaser", recording)
+    objects = ksched.read_objects(path)
+    assert [p.name for p in objects.pods] == [f"p{i}" for i in range(40)]
+    assert [n.name for n in objects.nodes] == ["n1", "n2"]
+    assert objects == ksched.read_objects(items)
+    assert len(released) > 20 and released[-1][1] > path.stat().st_size - 600
+
+
+def test_json_stream_and_top_level_array(tmp_path: Path) -> None:
+    """A stream of JSON values (``jq -c '.items[]'``) and a top-level array."""
+    stream = tmp_path / "objects.json"
+    stream.write_text("\n".join(json.dumps(o) for o in OBJECTS) + "\n")
+    check_standard(stream)
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps([OBJECTS[:2], *OBJECTS[2:]]))
+    check_standard(array)
+
+
+def test_object_with_items_that_is_no_list(tmp_path: Path) -> None:
+    """Only a ``...List`` (or kind-less) object's items are objects; another kind is itself."""
+    weird = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"},
+             "items": [node("n1")]}
+    path = tmp_path / "ns.json"
+    path.write_text(json.dumps(weird))
+    objects = ksched.read_objects(path)
+    assert ([ns.name for ns in objects.namespaces], objects.nodes) == (["ns"], ())
+
+
+def test_content_decides_json_or_yaml(tmp_path: Path) -> None:
+    as_json = tmp_path / "really-json.yaml"
+    as_json.write_text(json.dumps({"kind": "List", "items": OBJECTS}))
+    check_standard(as_json)
+    as_yaml = tmp_path / "really-yaml.json"
+    as_yaml.write_text(yaml.safe_dump_all(OBJECTS))
+    check_standard(as_yaml)
+    gz = tmp_path / "compressed.yaml"  # gzip is recognised by its first bytes
+    gz.write_bytes(gzip.compress(yaml.safe_dump_all(OBJECTS).encode()))
+    check_standard(gz)
+
+
+def test_gzip_members_bom_and_utf16(tmp_path: Path) -> None:
+    members = tmp_path / "two-members.json.gz"
+    members.write_bytes(gzip.compress(json.dumps(OBJECTS[:2]).encode())
+                        + gzip.compress(json.dumps(OBJECTS[2:]).encode()))
+    check_standard(members)
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(OBJECTS).encode())
+    check_standard(bom)
+    utf16 = tmp_path / "powershell.yaml"  # what `> file` writes in Windows PowerShell 5
+    utf16.write_bytes(yaml.safe_dump_all(OBJECTS).encode("utf-16"))
+    check_standard(utf16)
+
+
+def test_files_without_objects(tmp_path: Path) -> None:
+    for name, text in [("empty.yaml", ""), ("blank.json", "  \n"),
+                       ("comments.yaml", "# nothing\n---\n# here\n---\n"),
+                       ("empty-list.json", '{"kind": "List", "items": []}')]:
+        (tmp_path / name).write_text(text)
+        assert ksched.read_objects(tmp_path / name) == ksched.Objects(), name
+    assert ksched.load_cluster(tmp_path / "empty.yaml").num_nodes == 0
+
+
+def test_fifo_is_read_once(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "snapshot"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(_kubectl_list(OBJECTS)))
+    writer.start()
+    objects = ksched.read_objects(fifo)
+    writer.join(5)
+    assert ([n.name for n in objects.nodes], len(objects.pods)) == (["n1", "n2"], 3)
+
+
+@pytest.mark.parametrize("source", ["/dev/stdin", "sys.stdin", "sys.stdin.buffer"])
+def test_standard_input_and_pipes(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(OBJECTS))
+    arg = repr(source) if source.startswith("/") else source
+    program = (f"import sys, ksched; c = ksched.load_cluster({arg}); "
+               "print(c.num_nodes, len(c.pods))")
+    with open(path, "rb") as stdin:  # a file as standard input
+        out = subprocess.run([sys.executable, "-c", program], stdin=stdin, capture_output=True,
+                             text=True, timeout=120, check=False)
+    assert out.stdout.split() == ["2", "1"], out.stderr
+    piped = subprocess.run([sys.executable, "-c", program], input=path.read_bytes(),
+                           capture_output=True, timeout=120, check=False)  # a pipe
+    assert piped.stdout.split() == [b"2", b"1"], piped.stderr
+
+
+def test_open_file_objects(tmp_path: Path) -> None:
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(_kubectl_list(OBJECTS))
+    with open(path, "rb") as f:
+        check_standard_objects(ksched.read_objects(f))
+    with open(path, encoding="utf-8") as f:
+        check_standard_objects(ksched.read_objects(f))
+
+
+def check_standard_objects(objects: ksched.Objects) -> None:
+    assert [n.name for n in objects.nodes] == ["n1", "n2"]
+    assert [p.key for p in objects.pods] == ["default/run-1", "default/pend-1", "other/pend-2"]
+
+
+YAML_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  creationTimestamp: 2024-05-06T07:08:09Z
+  labels:
+    day: 2024-05-06
+    build: 0x1F
+    quoted: "yes"
+spec:
+  priority: {priority}
+  containers:
+  - name: c
+    image: nginx
+"""
+
+
+@pytest.mark.parametrize(("written", "priority"), [
+    ("0x1F", 31), ("0o17", 15), ("017", 15), ("1_000", 1000), ("0b101", 5), ("-0b11", -3),
+    ("+7", 7)])
+def test_yaml_integers_resolve_as_go_yaml_v2(tmp_path: Path, written: str, priority: int) -> None:
+    """Unquoted timestamps and dates stay strings (the API server parses the timestamp);
+    integers take Go's bases; a quoted scalar is a string."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(YAML_POD.format(priority=written).replace("build: 0x1F", "build: b1"))
+    (p,) = ksched.load_pods(path)
+    assert p.priority == priority
+    assert p.creation_time == datetime.datetime(2024, 5, 6, 7, 8, 9,
+                                                tzinfo=datetime.timezone.utc).timestamp()
+    assert (p.labels["day"], p.labels["quoted"]) == ("2024-05-06", "yes")
+
+
+def test_outline_of_json(tmp_path: Path) -> None:
+    """The kernel's rows: top-level values, their members, a List's items."""
+    from ksched.kernels.json_scan import OK, scan
+
+    data = b'{"a": [1, {"b": "]"}], "items": [{"x": "\\"}"}, 2], "k": null} [3] "s"'
+    starts, ends, depths, parents, is_key, error, _, _ = scan(data, 100)
+    rows = [(data[s:e].decode(), int(d), int(p), bool(k))
+            for s, e, d, p, k in zip(starts, ends, depths, parents, is_key)]
+    assert error == OK
+    assert rows == [
+        ('{"a": [1, {"b": "]"}], "items": [{"x": "\\"}"}, 2], "k": null}', 0, -1, False),
+        ('"a"', 1, 0, True), ('[1, {"b": "]"}]', 1, 0, False), ('"items"', 1, 0, True),
+        ('[{"x": "\\"}"}, 2]', 1, 0, False), ('{"x": "\\"}"}', 2, 4, False), ("2", 2, 4, False),
+        ('"k"', 1, 0, True), ("null", 1, 0, False), ("[3]", 0, -1, False), ("3", 1, 9, False),
+        ('"s"', 0, -1, False)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.text(max_size=6)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["items", "kind", "a", "é", '"']), inner, max_size=4),
+    max_leaves=25), indent=st.sampled_from([None, 1, 4]))
+def test_json_documents_give_what_a_json_parser_gives(value: Any, indent: int | None) -> None:
+    """Splitting a List into items and parsing them one by one gives the parsed document."""
+    from ksched.stream import json_documents
+
+    data = json.dumps(value, indent=indent).encode()
+    (doc, items), = list(json_documents(data, "test"))
+    if items is not None:
+        listed = list(items)
+        doc = listed if isinstance(value, list) else {**doc, "items": listed}
+    assert doc == json.loads(data)

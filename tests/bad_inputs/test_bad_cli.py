@@ -107,7 +107,7 @@ CASES = [
     (["schedule", "{missing.yaml}"], "missing.yaml: no such file or directory"),
     (["schedule", "{empty}"], "directory {empty}: "),  # ksched.io's words after the path
     (["schedule", "{configmap.yaml}"], "configmap.yaml: no Nodes, Pods"),
-    (["schedule", "{malformed.yaml}"], "file {malformed.yaml}: line 2"),
+    (["schedule", "{malformed.yaml}"], "file {malformed.yaml}: yaml: line 1: did not find"),
     (["schedule", "{binary.yaml}"], "file {binary.yaml}: "),
     (["schedule", "{not-gzip.yaml.gz}"], "file {not-gzip.yaml.gz}: "),
     (["schedule", "{bad-quantity.yaml}"],
