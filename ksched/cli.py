@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import math
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from ksched.errors import ArgumentError, InvalidObjectError, KschedError
+from ksched.errors import ArgumentError, KschedError
 
 #: The arguments that name standard input.
 STDIN = "-"
@@ -112,23 +113,12 @@ class _Inputs:
 
         if source != STDIN:
             return read_objects(source)
-        import yaml
-
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        try:
-            documents = list(yaml.load_all(self.stdin_text(), Loader=loader))
-        except yaml.YAMLError as exc:
-            raise InvalidObjectError("standard input", "", f"cannot parse: {exc}") from None
-        except RecursionError:
-            raise InvalidObjectError("standard input", "", "cannot parse: nested too "
-                                                           "deeply") from None
-        objects = [o for d in documents if d is not None
-                   for o in (d if isinstance(d, list) else [d])]
-        for obj in objects:  # (a string would be taken for a path)
-            if not isinstance(obj, Mapping):
-                raise InvalidObjectError("standard input", "", f"expected Kubernetes objects, "
-                                                               f"got {type(obj).__name__}")
-        return read_objects(objects)
+        if self._stdin_used:
+            raise UsageError("standard input (-) can be read only once; name a file instead")
+        self._stdin_used = True
+        stdin = io.BytesIO(sys.stdin.buffer.read())
+        stdin.name = "<stdin>"  # named as ksched.io names standard input
+        return read_objects(stdin)
 
     def events(self, source: str) -> list[Any]:
         from ksched.timeline import load_events, parse_events

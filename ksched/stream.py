@@ -50,9 +50,9 @@ def _error(where: str, data: Any, pos: int, problem: str) -> InvalidObjectError:
 
 def _go_char(b: int) -> str:
     """``encoding/json``'s ``quoteChar`` of a byte."""
-    from ksched.yamlio import _quote_char
+    from ksched.yamlio import quote_char
 
-    return _quote_char(chr(b))
+    return quote_char(chr(b))
 
 
 def _outline(data: Any, where: str, release: Callable[[int, int], None] | None) -> tuple:

@@ -194,7 +194,7 @@ def _check_json_depth(text: str) -> None:
             depth -= 1
 
 
-def _quote_char(ch: str) -> str:
+def quote_char(ch: str) -> str:
     """``encoding/json``'s ``quoteChar`` (of the offending byte)."""
     byte = ch.encode("utf-8", "surrogatepass")[:1] if ch else b""
     ch = chr(byte[0]) if byte else ch
@@ -210,7 +210,7 @@ def _go_json_syntax_error(exc: json.JSONDecodeError) -> str:
     text, pos, msg = exc.doc, exc.pos, exc.msg
     if pos >= len(text) or msg.startswith("Unterminated string"):
         return "unexpected end of JSON input"
-    char = _quote_char(text[pos])
+    char = quote_char(text[pos])
     if msg.startswith("Expecting value"):
         return f"invalid character {char} looking for beginning of value"
     if msg.startswith("Expecting property name"):
@@ -225,7 +225,7 @@ def _go_json_syntax_error(exc: json.JSONDecodeError) -> str:
     if msg.startswith("Invalid control character"):
         return f"invalid character {char} in string literal"
     if msg.startswith("Invalid \\escape"):
-        return f"invalid character {_quote_char(text[pos + 1:pos + 2])} in string escape code"
+        return f"invalid character {quote_char(text[pos + 1:pos + 2])} in string escape code"
     return f"{msg} at line {exc.lineno} column {exc.colno}"
 
 
