@@ -250,7 +250,7 @@ def as_cluster(source: Any, where: str = "cluster") -> ClusterState:
 
     try:
         return ksched.load_cluster(source)
-    except TypeError as exc:  # iter_manifests: an element that is no source of objects
+    except ArgumentError as exc:  # iter_manifests: an element that is no source of objects
         raise ArgumentError(f"{where}: {exc}") from None
 
 

@@ -27,6 +27,7 @@ import contextlib
 import datetime
 import errno
 import gc
+import io
 import mmap
 import os
 import re
@@ -47,7 +48,7 @@ from ksched.api import (
     PriorityClass,
     Workload,
 )
-from ksched.errors import InvalidObjectError
+from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.stream import json_documents, line_column
 from ksched.yamlio import LoadError, load_yaml
 
@@ -136,9 +137,14 @@ def _described(value: Any) -> str:
 
 
 def _checked(obj: Mapping[str, Any], where: str, path: str) -> Mapping[str, Any]:
-    """``obj``, unless its ``kind`` is there but no string."""
+    """``obj``, unless its ``kind`` is missing (apimachinery's ``Object 'Kind' is missing``)
+    or no string."""
     kind = obj.get("kind")
-    if kind is not None and not isinstance(kind, str):
+    if kind is None:
+        hint = (": the kubernetes client's to_dict() leaves it empty; pass the client object "
+                "itself" if "api_version" in obj else "")
+        raise InvalidObjectError(where, path, f"Object 'Kind' is missing{hint}")
+    if not isinstance(kind, str):
         raise InvalidObjectError(where, f"{path}.kind" if path else "kind",
                                  f"expected a string, got {_described(kind)}")
     return obj
@@ -191,6 +197,8 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
         yield from _iter_path(Path(source))
     elif hasattr(source, "read"):  # an open file, sys.stdin(.buffer): read once
         yield from _iter_stream(source)
+    elif isinstance(source, bytes | bytearray | memoryview):  # a file's content
+        yield from _iter_stream(io.BytesIO(source))
     elif isinstance(source, Mapping):
         try:
             wire = to_wire(source)
@@ -207,7 +215,7 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
         for item in source:
             yield from iter_manifests(item)
     else:
-        raise TypeError(f"cannot read Kubernetes objects from {type(source).__name__}")
+        raise ArgumentError(f"cannot read Kubernetes objects from {type(source).__name__}")
 
 
 def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:

@@ -97,10 +97,15 @@ def test_podlist_and_nodelist_items_without_kind(tmp_path: Path) -> None:
     check_standard(path)
 
 
-def test_items_without_kind_in_a_plain_list_are_ignored() -> None:
-    objects = ksched.read_objects({"apiVersion": "v1", "kind": "List",
-                                   "items": [node("n1", kind=False), node("n2")]})
-    assert [n.name for n in objects.nodes] == ["n2"]
+def test_items_without_kind_are_refused() -> None:
+    """kubectl refuses them (``Object 'Kind' is missing``): ignoring them would drop nodes
+    without a word."""
+    with pytest.raises(InvalidObjectError, match=r"input: items\[0\]: Object 'Kind' is missing"):
+        ksched.read_objects({"apiVersion": "v1", "kind": "List",
+                             "items": [node("n1", kind=False), node("n2")]})
+    snake = {"api_version": "v1", "kind": None, "metadata": {"name": "n1"}}
+    with pytest.raises(InvalidObjectError, match="to_dict\\(\\) leaves it empty"):
+        ksched.load_cluster([snake])
 
 
 def test_multi_document_yaml(tmp_path: Path) -> None:
@@ -182,8 +187,13 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_unsupported_source_type() -> None:
-    with pytest.raises(TypeError, match="cannot read Kubernetes objects from int"):
+    with pytest.raises(ksched.ArgumentError, match="cannot read Kubernetes objects from int"):
         ksched.read_objects(42)
+
+
+def test_bytes_are_read_as_a_file_content() -> None:
+    content = json.dumps({"apiVersion": "v1", "kind": "List", "items": OBJECTS}).encode()
+    assert ksched.read_objects(content) == ksched.read_objects(OBJECTS)
 
 
 # --------------------------------------------------------------------------- Python values
