@@ -15,6 +15,19 @@ import pytest
 
 from ksched.errors import KschedError
 
+#: A one-node cluster with one pending pod, as YAML: the good input bad CLI cases start from.
+TINY_CLUSTER = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
+"""
+
 #: No bad input may take longer than this to be refused.
 SECONDS = 20.0
 

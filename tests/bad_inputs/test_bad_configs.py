@@ -24,6 +24,7 @@ from ksched.config import API_VERSION, KIND, ConfigLoadError, SchedulerConfig
 from ksched.errors import ConfigError, KschedError, UnsupportedFeatureError
 from ksched.plugins import IN_TREE_REGISTRY
 from ksched.profile import Profile
+from tests.refusals import TINY_CLUSTER as CLUSTER
 from tests.refusals import cli_refused, refused
 
 HEAD = f"apiVersion: {API_VERSION}\nkind: {KIND}\n"
@@ -423,17 +424,6 @@ def test_a_300_byte_alias_bomb_is_refused_at_once(tmp_path):
 
 # =========================================================================== command line
 
-CLUSTER = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: default}
-spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
-"""
 
 CLI = [
     pytest.param("bomb.yaml", HEAD + "x:\n" + _laughs(), "document contains excessive aliasing",
