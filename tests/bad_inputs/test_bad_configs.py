@@ -297,8 +297,9 @@ PROFILES = [
     pytest.param({"percentage_of_nodes_to_score": 101},
                  "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
                  id="percentage"),
-    pytest.param({"percentage_of_nodes_to_score": 50.0}, "percentageOfNodesToScore: expected an "
-                                                         "integer, got 50.0", id="float-percentage"),
+    pytest.param({"percentage_of_nodes_to_score": 50.0},
+                 "percentageOfNodesToScore: expected an integer, got 50.0",
+                 id="float-percentage"),
 ]
 
 
