@@ -256,11 +256,9 @@ def _explain(args: argparse.Namespace) -> int:
     if not pods:
         named = f' named "{args.name}"' if args.name else ""
         raise UsageError(f"no pending pod{named} in {_named(args.pod)}")
-    profile = config.profile_for(pods[0].scheduler_name) if config is not None else None
-    if config is not None and profile is None:
-        raise UsageError(f'no scheduler profile named "{pods[0].scheduler_name}"')
-    print(json.dumps(ksched.explain(cluster, pods[0], profile=profile).to_dict(), indent=1,
-                     default=list))
+    why = ksched.explain(cluster, pods[0], profile=config,
+                         percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+    print(json.dumps(why.to_dict(), indent=1, default=list))
     return 0
 
 
@@ -379,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
     p.add_argument("pod", help="file with the pending pod")
     p.add_argument("--name", help="the pod's name, when the file holds several")
+    p.add_argument("--percentage-of-nodes-to-score", type=_PERCENTAGE, default=None,
+                   help="0-100 (0: adaptive; default: the configuration's; 100: judge every node)")
     p.add_argument("--config", help=config_help)
     p.set_defaults(func=_explain)
 
