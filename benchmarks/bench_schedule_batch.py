@@ -1,7 +1,9 @@
 """End-to-end throughput of ``schedule_batch`` on scheduler_perf-shaped workloads.
 
 Run with ``python -m pytest benchmarks/`` (add ``--benchmark-json=out.json`` to keep figures).
-Each benchmark reports pods/s and nanoseconds per node evaluated in ``extra_info``.
+Each benchmark reports pods/s, its multiple of U (``x_U``: the naive full-scan loop's pods/s
+on this machine, ``kernels/naive_unit.py``) and nanoseconds per node evaluated in
+``extra_info``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from ksched.workloads import WORKLOADS
 
 
 @pytest.mark.parametrize("workload", list(WORKLOADS), indirect=True)
-def bench_schedule_batch(benchmark, workload) -> None:
+def bench_schedule_batch(benchmark, workload, unit) -> None:
     spec, cluster, pods = workload
     result = benchmark.pedantic(
         ksched.schedule_batch, args=(cluster, pods),
@@ -23,6 +25,6 @@ def bench_schedule_batch(benchmark, workload) -> None:
     seconds = benchmark.stats.stats.median
     benchmark.extra_info.update(
         nodes=cluster.num_nodes, pods=len(pods), scheduled=len(result.scheduled),
-        pods_per_second=len(pods) / seconds,
+        pods_per_second=len(pods) / seconds, x_U=len(pods) / seconds / unit, U=unit,
         ns_per_node=seconds * 1e9 / max(result.nodes_evaluated, 1))
     assert len(result.scheduled) == len(pods)

@@ -35,10 +35,11 @@ def preemption():
     return cluster, arrivals_at_once(pods)
 
 
-def bench_preemption(benchmark, preemption) -> None:
+def bench_preemption(benchmark, preemption, unit) -> None:
     cluster, events = preemption
     result = benchmark.pedantic(lambda: Simulator(cluster).run(events), rounds=3,
                                 iterations=1, warmup_rounds=0)
     summary = result.summary()
-    benchmark.extra_info.update(summary, pods_per_second=5000 / benchmark.stats.stats.median)
+    rate = 5000 / benchmark.stats.stats.median
+    benchmark.extra_info.update(summary, pods_per_second=rate, x_U=rate / unit, U=unit)
     assert (summary["pods_scheduled"], summary["preemptions"]) == (5000, 5000)

@@ -14,6 +14,15 @@ def compiled() -> float:
     return ksched.warmup()
 
 
+@pytest.fixture(scope="session")
+def unit(compiled: float) -> float:
+    """U, the naive full-scan loop's pods/s on this machine, in this session: speeds are
+    reported as multiples of it (``x_U`` in ``extra_info``), since machines differ."""
+    from ksched.kernels.naive_unit import unit as naive_unit
+
+    return naive_unit()
+
+
 _built: dict[str, tuple] = {}
 
 
