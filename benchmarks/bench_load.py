@@ -6,7 +6,10 @@
   310 MB; issue 11's target: under 8 s and 1.5 GB on a slow 2-core machine), and realistic
   objects (:mod:`benchmarks.snapshot`, about 1.1 GB).
 
-The snapshots are written once per machine into the temporary directory.
+The snapshots are written once per machine into the temporary directory. Loading reads the
+parts that pods of one template and nodes of one pool repeat once
+(:class:`ksched.api.ManifestMemo`): on a 2-core development machine the lean snapshot loads in
+about 2 s at 300 MB peak RSS, the realistic one in about 4 s at 350 MB.
 """
 
 from __future__ import annotations

@@ -31,11 +31,13 @@ import functools
 import numbers
 import operator
 import re
+import types
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
 import attrs
+import orjson
 
 from ksched import quantity as _quantity
 from ksched import validation as _v
@@ -276,6 +278,23 @@ def _record(cls: type) -> type:
     record = attrs.frozen(cls)
     _CHECKS[record] = _compile_checks(record)
     return record
+
+
+def _assembler(cls: type, *groups: tuple[str, ...]) -> Callable[..., Any]:
+    """A constructor of ``cls`` from its fields' values in their final form, no converter,
+    check or defaulting run again (the values come from records of ``cls``, or were read
+    and checked as its constructor would): ``assemble(values_1, values_2, ...)``, a
+    sequence per group of field names, in the group's order (every field in one group)."""
+    names = [f.name for f in attrs.fields(cls)]
+    if sorted(sum(groups, ())) != sorted(names):
+        raise ValueError(f"{cls.__name__}: every field in one group")
+    lines = [f"    set(record, {name!r}, values_{g}[{i}])"
+             for g, group in enumerate(groups) for i, name in enumerate(group)]
+    source = (f"def assemble({', '.join(f'values_{g}' for g in range(len(groups)))}):\n"
+              "    record = new(cls)\n" + "\n".join(lines) + "\n    return record\n")
+    env = {"new": object.__new__, "set": object.__setattr__, "cls": cls}
+    exec(source, env)  # noqa: S102
+    return env["assemble"]
 
 
 def _body(err: _v.FieldError) -> str:
@@ -570,6 +589,9 @@ class Volume:
     claim_name: str = _field(_STR, default="")
 
 
+_assemble_volume = _assembler(Volume, ("name", "kind", "claim_name"))
+
+
 @_record
 class Pod:
     """A pod. Resource lists take quantity strings or ints in scheduler units (as
@@ -652,16 +674,18 @@ class Pod:
         """A copy with new ``status.startTime`` and ``status.nominatedNodeName``: what the
         scheduler changes on every cycle, so copied without running the fields' converters
         again (``attrs.evolve`` would; the other fields are already in their final form)."""
-        copy = object.__new__(Pod)
-        for name, value in zip(_POD_FIELDS, _pod_values(self)):
-            object.__setattr__(copy, name, value)
-        object.__setattr__(copy, "start_time", start_time)
-        object.__setattr__(copy, "nominated_node_name", nominated_node_name)
-        return copy
+        values = list(_pod_values(self))
+        values[_START_TIME], values[_NOMINATED_NODE_NAME] = start_time, nominated_node_name
+        return _copy_pod(values)
 
 
 _POD_FIELDS = tuple(f.name for f in attrs.fields(Pod))
 _pod_values = operator.attrgetter(*_POD_FIELDS)
+_START_TIME, _NOMINATED_NODE_NAME = (_POD_FIELDS.index(name)
+                                     for name in ("start_time", "nominated_node_name"))
+
+
+_copy_pod = _assembler(Pod, _POD_FIELDS)
 
 
 def _default_host_ports(pod: Pod) -> None:
@@ -737,6 +761,13 @@ class Node:
     def from_manifest(cls, obj: Mapping[str, Any]) -> Node:
         """Build a Node from its wire-format dict, checking every field read."""
         return _parse_node(obj)
+
+
+#: The fields of a :class:`Node` read from its spec and status (nodes of one pool share
+#: them; :func:`_node_parts`).
+_NODE_PARTS = ("unschedulable", "taints", "allocatable", "images")
+_assemble_node = _assembler(Node, ("name", "labels"), _NODE_PARTS)
+_node_part_values = operator.attrgetter(*_NODE_PARTS)
 
 
 @_record
@@ -1148,11 +1179,12 @@ def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
     """The reader of one object and its ``metadata``, checked as ``ValidateObjectMeta``
     does: a name (``name_check``), a namespace that is a DNS label, valid labels (by the
     caller, who reads them)."""
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):
         raise InvalidObjectError(kind.lower(), "", f"expected an object, got {_type_name(obj)}")
     meta = obj.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
-    namespace = (meta.get("namespace") or "default") if isinstance(meta, Mapping) else "default"
+    is_map = type(meta) is dict or isinstance(meta, Mapping)
+    name = meta.get("name") if is_map else None
+    namespace = (meta.get("namespace") or "default") if is_map else "default"
     if not isinstance(namespace, str):
         namespace = "default"
     label = f"{namespace}/{name}" if namespaced else f"{name}"
@@ -1161,21 +1193,204 @@ def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
     name = reader.string(meta.get("name"), "metadata.name")
     if not name:
         reader.check([_v.required("metadata.name", "name or generateName is required")])
-    reader.check([_v.invalid("metadata.name", name, msg) for msg in name_check(name)])
+    _check_name(reader, name, "metadata.name", name_check)
     if namespaced:
         namespace = reader.string(meta.get("namespace"), "metadata.namespace")
-        if namespace:
-            reader.check([_v.invalid("metadata.namespace", namespace, msg)
-                          for msg in _v.is_dns1123_label(namespace)])
+        _check_name(reader, namespace, "metadata.namespace", _v.is_dns1123_label)
     return reader, meta
 
 
-def _parse_node(obj: Mapping[str, Any]) -> Node:
-    """``ValidateNode``: name, labels, taints and the capacity and allocatable quantities."""
+class _Memo:
+    """How a manifest's parts are read when nothing is remembered: afresh, every time (the
+    interface of :class:`ManifestMemo`)."""
+
+    pod_specs: Mapping[bytes, tuple] = types.MappingProxyType({})
+    affinities: Mapping[bytes, tuple] = types.MappingProxyType({})
+    node_parts: Mapping[bytes, tuple] = types.MappingProxyType({})
+
+    def key(self, value: Any) -> bytes | None:
+        """What tells ``value`` apart from every other value (``None``: nothing does)."""
+        return None
+
+    def pod_spec_key(self, spec: Mapping[str, Any]) -> bytes | None:
+        return None
+
+    def remember(self, table: dict, key: Any, value: Any) -> None:
+        pass
+
+    def labels(self, r: _Reader, value: Any, path: str) -> FrozenDict:
+        return r.labels(value, path)
+
+    def controller(self, r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+        return _controller(r, value, path)
+
+    def timestamp(self, r: _Reader, value: Any, path: str) -> float | None:
+        return r.timestamp(value, path)
+
+    def subdomain(self, r: _Reader, value: Any, path: str) -> str:
+        """A string field naming an object by a DNS subdomain, when set (``spec.nodeName``)."""
+        name = r.string(value, path)
+        _check_name(r, name, path, _v.name_is_dns1123_subdomain)
+        return name
+
+
+_NO_MEMO = _Memo()
+_MISSING = object()
+
+
+class ManifestMemo(_Memo):
+    """The parts of manifests that one load has read, so that the objects repeating them
+    (pods of one controller, nodes of one pool) are read once: a pod's spec but for its
+    ``nodeName``, volumes and affinity, its affinity (apart: a DaemonSet's pods differ in
+    it), a node's taints, resources and images, label maps, owner
+    references, timestamps, node names. Only parts read without an error are remembered, in
+    their final form (checked and defaulted); a part with an error is read afresh each time,
+    so its error names the object that has it, as it would have without the memo.
+
+    Only for manifests that ``orjson.loads`` made (dicts, lists, strings, 64-bit integers,
+    finite floats, booleans and ``None``; see :data:`ksched.stream.PLAIN_VALUES`): a part is
+    recognised by its ``orjson.dumps`` bytes, which for such values are equal only when the
+    values are equal, of the same types and in the same order (``1``, ``1.0`` and ``true``
+    differ). Other Python values could serialise alike (``NaN`` as ``null``, an enum as its
+    value, a tuple as a list) and must not be given. Each table is bounded (emptied when
+    full)."""
+
+    __slots__ = ("_controllers", "_label_keys", "_label_values", "_labels", "_subdomains",
+                 "_times", "affinities", "node_parts", "pod_specs")
+
+    #: Entries a table holds before it is emptied.
+    SIZE = 8192
+
+    def __init__(self) -> None:
+        self.pod_specs: dict[bytes, tuple] = {}
+        self.affinities: dict[bytes, tuple] = {}
+        self.node_parts: dict[bytes, tuple] = {}
+        self._subdomains: set[str] = set()
+        self._labels: dict[tuple, FrozenDict] = {}
+        self._label_keys: set[str] = set()
+        self._label_values: set[str] = set()
+        self._controllers: dict[bytes, tuple[str, str, str] | None] = {}
+        self._times: dict[str, float | None] = {}
+
+    def pod(self, obj: Mapping[str, Any]) -> Pod:
+        """:meth:`Pod.from_manifest`, remembering."""
+        return _parse_pod(obj, self)
+
+    def node(self, obj: Mapping[str, Any]) -> Node:
+        """:meth:`Node.from_manifest`, remembering."""
+        return _parse_node(obj, self)
+
+    def key(self, value: Any) -> bytes | None:
+        try:
+            return orjson.dumps(value)
+        except orjson.JSONEncodeError:  # nested too deeply for orjson
+            return None
+
+    def pod_spec_key(self, spec: Mapping[str, Any]) -> bytes | None:
+        """The key of what :func:`_pod_spec` reads: :data:`_POD_SPEC_KEYS`, of each container
+        :data:`_CONTAINER_KEYS` (``None``: a container that is not an object)."""
+        parts = [spec.get(name) for name in _POD_SPEC_KEYS]
+        for i in (1, 2):  # containers, initContainers
+            listed = parts[i]
+            if listed is not None:
+                if type(listed) is not list:
+                    return None
+                for c in listed:
+                    if type(c) is not dict:
+                        return None
+                parts[i] = [[c.get(name) for name in _CONTAINER_KEYS] for c in listed]
+        return self.key(parts)
+
+    def remember(self, table: dict, key: Any, value: Any) -> None:
+        if len(table) >= self.SIZE:
+            table.clear()
+        table[key] = value
+
+    def labels(self, r: _Reader, value: Any, path: str) -> FrozenDict:
+        """``ValidateLabels``' map: one seen before as it was; else valid when its keys and
+        values were each seen valid before."""
+        if type(value) is not dict:
+            return r.labels(value, path)
+        try:
+            items = tuple(value.items())
+            found = self._labels.get(items)
+        except TypeError:  # a value that is no string (a list): refused below
+            return r.labels(value, path)
+        if found is None:
+            found = _StringMap(value) if self._valid_labels(items) else r.labels(value, path)
+            self.remember(self._labels, items, found)
+        return found
+
+    def _valid_labels(self, items: tuple[tuple[Any, Any], ...]) -> bool:
+        """Whether every key is a string and a valid label key, every value a string and a
+        valid label value (``ValidateLabels`` passes, and ``r.labels`` would change nothing)."""
+        keys, values = self._label_keys, self._label_values
+        if len(values) >= 8 * self.SIZE:
+            keys.clear()
+            values.clear()
+        for key, value in items:
+            if key not in keys:
+                if type(key) is not str or _v.label_key_messages(key):
+                    return False
+                keys.add(key)
+            if value not in values:
+                if type(value) is not str or _v.label_value_messages(value):
+                    return False
+                values.add(value)
+        return True
+
+    def controller(self, r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+        key = self.key(value)
+        found = self._controllers.get(key, _MISSING) if key is not None else _MISSING
+        if found is _MISSING:
+            found = _controller(r, value, path)
+            if key is not None:
+                self.remember(self._controllers, key, found)
+        return found
+
+    def timestamp(self, r: _Reader, value: Any, path: str) -> float | None:
+        if type(value) is not str:
+            return r.timestamp(value, path)
+        found = self._times.get(value, _MISSING)
+        if found is _MISSING:
+            found = r.timestamp(value, path)
+            self.remember(self._times, value, found)
+        return found
+
+    def subdomain(self, r: _Reader, value: Any, path: str) -> str:
+        if type(value) is str and value in self._subdomains:
+            return value
+        name = super().subdomain(r, value, path)
+        if len(self._subdomains) >= 8 * self.SIZE:
+            self._subdomains.clear()
+        self._subdomains.add(name)
+        return name
+
+
+def _parse_node(obj: Mapping[str, Any], memo: _Memo | None = None) -> Node:
+    """``ValidateNode``: name, labels, taints and the capacity and allocatable quantities.
+    ``memo``: what the load read before (nodes of one pool share all but name and labels)."""
+    memo = memo or _NO_MEMO
     r, meta = _metadata(obj, "Node", namespaced=False)
     spec = r.mapping(obj.get("spec"), "spec")
     status = r.mapping(obj.get("status"), "status")
-    labels = r.labels(meta.get("labels"), "metadata.labels")
+    labels = memo.labels(r, meta.get("labels"), "metadata.labels")
+    key = memo.key([spec.get("taints"), spec.get("unschedulable"), status.get("capacity"),
+                    status.get("allocatable"), status.get("images")])
+    shared = memo.node_parts.get(key) if key is not None else None
+    if shared is not None:
+        return _assemble_node((meta["name"], labels), shared)
+    node = Node(name=meta["name"], labels=labels, **_node_parts(r, spec, status))
+    if key is not None:
+        memo.remember(memo.node_parts, key, _node_part_values(node))
+    return node
+
+
+def _node_parts(r: _Reader, spec: Mapping[str, Any], status: Mapping[str, Any]
+                ) -> dict[str, Any]:
+    """A node's taints, allocatable resources (``SetDefaults_NodeStatus``: capacity when
+    absent), images and ``unschedulable``, read from ``spec.taints``, ``spec.unschedulable``,
+    ``status.capacity``, ``status.allocatable`` and ``status.images`` only."""
     taints = _taints(r, spec.get("taints"), "spec.taints")
     capacity = r.resources(status.get("capacity"), "status.capacity")
     allocatable = status.get("allocatable")
@@ -1190,14 +1405,9 @@ def _parse_node(obj: Mapping[str, Any]) -> Node:
             r.strings(img.get("names"), f"status.images[{i}].names"),
             r.integer(img.get("sizeBytes"), f"status.images[{i}].sizeBytes"),
         ))
-    return Node(
-        name=meta["name"],
-        labels=labels,
-        unschedulable=r.boolean(spec.get("unschedulable"), "spec.unschedulable"),
-        taints=taints,
-        allocatable=allocatable,
-        images=tuple(images),
-    )
+    unschedulable = r.boolean(spec.get("unschedulable"), "spec.unschedulable")
+    return {"unschedulable": unschedulable, "taints": taints, "allocatable": allocatable,
+            "images": tuple(images)}
 
 
 def _taints(r: _Reader, value: Any, path: str) -> tuple[Taint, ...]:
@@ -1224,36 +1434,104 @@ def _taints(r: _Reader, value: Any, path: str) -> tuple[Taint, ...]:
     return tuple(taints)
 
 
-def _parse_pod(obj: Mapping[str, Any]) -> Pod:
+def _parse_pod(obj: Mapping[str, Any], memo: _Memo | None = None) -> Pod:
     """Read a pod as the API server stores it: ``SetDefaults_Pod`` (through the records) and
-    the checks of ``ValidatePodCreate`` that reach scheduling."""
+    the checks of ``ValidatePodCreate`` that reach scheduling: its metadata, its spec (but
+    for ``nodeName``, volumes and affinity), its affinity, its ``nodeName``, volumes and
+    status, then the rules across fields. ``memo``: the spec and the affinity of earlier pods
+    of the load, read, defaulted and checked once (:class:`ManifestMemo`)."""
+    memo = memo or _NO_MEMO
     r, meta = _metadata(obj, "Pod", namespaced=True)
     spec = r.mapping(obj.get("spec"), "spec")
     status = r.mapping(obj.get("status"), "status")
-    labels = r.labels(meta.get("labels"), "metadata.labels")
+    labels = memo.labels(r, meta.get("labels"), "metadata.labels")
+    uid = r.string(meta.get("uid"), "metadata.uid")
+    controller = memo.controller(r, meta.get("ownerReferences"), "metadata.ownerReferences")
+    created = memo.timestamp(r, meta.get("creationTimestamp"), "metadata.creationTimestamp")
+    spec_key = memo.pod_spec_key(spec)
+    shared = memo.pod_specs.get(spec_key) if spec_key is not None else None
+    spec_fields = _pod_spec(r, spec) if shared is None else None
+    affinity_key = memo.key(spec.get("affinity"))  # apart: a DaemonSet's pods differ in it
+    affinities = memo.affinities.get(affinity_key) if affinity_key is not None else None
+    fresh_affinities = affinities is None
+    if fresh_affinities:
+        affinities = _affinities(r, spec.get("affinity"), "spec.affinity")
+    own = (meta["name"], meta.get("namespace") or "default", labels, uid, controller, created,
+           meta.get("deletionTimestamp") is not None,
+           memo.subdomain(r, spec.get("nodeName"), "spec.nodeName"),
+           _volumes(r, spec.get("volumes"), "spec.volumes"),
+           r.string(status.get("phase"), "status.phase"),
+           memo.timestamp(r, status.get("startTime"), "status.startTime"),
+           r.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+           _ready(r, status.get("conditions"), "status.conditions"))
+    if shared is None:  # the record defaults the spec; then every check runs
+        pod = Pod(**dict(zip(_POD_OWN_FIELDS, own)), **spec_fields,
+                  **dict(zip(_AFFINITY_FIELDS, affinities)))
+        pod = _created(pod)
+        _check_pod(r, pod)
+        if spec_key is not None and not any(c.match_label_keys
+                                            for c in pod.topology_spread_constraints):
+            memo.remember(memo.pod_specs, spec_key, _spec_values(pod))
+    else:  # defaulted and checked when first read
+        pod = _assemble_pod(own, shared, affinities)
+        if fresh_affinities:
+            pod = _created(pod)
+            _check_affinities(r, pod)
+    if fresh_affinities and affinity_key is not None and not _affinities_read_labels(pod):
+        memo.remember(memo.affinities, affinity_key, _affinity_values(pod))
+    return pod
+
+
+def _created(pod: Pod) -> Pod:
+    """The pod as the API server creates it: its affinity terms' label keys merged when it
+    has no uid yet (:func:`_merge_label_keys`)."""
+    if not pod.uid and (pod.pod_affinity or pod.pod_anti_affinity):
+        return _merge_label_keys(pod)
+    return pod
+
+
+#: The fields of a :class:`Pod` of its own (read by :func:`_parse_pod` in this order).
+_POD_OWN_FIELDS = ("name", "namespace", "labels", "uid", "controller", "creation_time",
+                   "deleting", "node_name", "volumes", "phase", "start_time",
+                   "nominated_node_name", "ready")
+#: The fields of a :class:`Pod` that come from its spec alone but for ``nodeName``,
+#: ``volumes`` and ``affinity``: what the pods of one template share, in their final form
+#: (the pod's labels and uid reach them only through spread constraints'
+#: ``matchLabelKeys``, :func:`_spread_errors`).
+_SPEC_FIELDS = ("host_network", "containers", "init_containers", "resource_claims",
+                "pod_requests", "pod_limits", "node_selector", "scheduler_name",
+                "priority_class_name", "priority", "priority_set", "overhead", "tolerations",
+                "topology_spread_constraints", "preemption_policy", "preemption_policy_set",
+                "scheduling_gates")
+#: The fields of a :class:`Pod` that come from ``spec.affinity`` (:func:`_affinities`).
+_AFFINITY_FIELDS = ("node_affinity", "pod_affinity", "pod_anti_affinity")
+_spec_values = operator.attrgetter(*_SPEC_FIELDS)
+_affinity_values = operator.attrgetter(*_AFFINITY_FIELDS)
+_assemble_pod = _assembler(Pod, _POD_OWN_FIELDS, _SPEC_FIELDS, _AFFINITY_FIELDS)
+#: The spec fields (and container fields) :func:`_pod_spec` reads.
+_POD_SPEC_KEYS = ("hostNetwork", "containers", "initContainers", "resources",
+                  "resourceClaims", "nodeSelector", "schedulerName", "priorityClassName",
+                  "priority", "overhead", "tolerations", "topologySpreadConstraints",
+                  "preemptionPolicy", "schedulingGates")
+_CONTAINER_KEYS = ("name", "image", "resources", "ports", "restartPolicy")
+
+
+def _pod_spec(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`_SPEC_FIELDS` of a pod read from its spec (reading only
+    :data:`_POD_SPEC_KEYS`), each checked; the API server's defaulting is left to the
+    record."""
     host_network = r.boolean(spec.get("hostNetwork"), "spec.hostNetwork")
     containers = _containers(r, spec.get("containers"), "spec.containers",
                              host_network=host_network)
     init_containers = _containers(r, spec.get("initContainers"), "spec.initContainers",
                                   taken={c.name for c in containers}, host_network=host_network)
-    affinity = r.mapping(spec.get("affinity"), "spec.affinity")
     pod_resources = r.mapping(spec.get("resources"), "spec.resources")
-    controller = None
-    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
-        path = f"metadata.ownerReferences[{i}]"
-        ref = r.mapping(ref, path)
-        if r.boolean(ref.get("controller"), f"{path}.controller") and controller is None:
-            controller = (r.string(ref.get("apiVersion"), f"{path}.apiVersion"),
-                          r.string(ref.get("kind"), f"{path}.kind"),
-                          r.string(ref.get("name"), f"{path}.name"))
     claims = tuple(
         r.string(r.mapping(c, f"spec.resourceClaims[{i}]").get("name"),
                  f"spec.resourceClaims[{i}].name")
         for i, c in enumerate(r.seq(spec.get("resourceClaims"), "spec.resourceClaims"))
     )
     pod_requests, pod_limits = _pod_level_resources(r, pod_resources, "spec.resources")
-    node_name = r.string(spec.get("nodeName"), "spec.nodeName")
-    _check_name(r, node_name, "spec.nodeName", _v.name_is_dns1123_subdomain)
     node_selector = None
     if spec.get("nodeSelector") is not None:
         node_selector = r.labels(spec.get("nodeSelector"), "spec.nodeSelector")
@@ -1261,55 +1539,66 @@ def _parse_pod(obj: Mapping[str, Any]) -> Pod:
     _check_name(r, scheduler_name, "spec.schedulerName", _v.name_is_dns1123_subdomain)
     class_name = r.string(spec.get("priorityClassName"), "spec.priorityClassName")
     _check_name(r, class_name, "spec.priorityClassName", _v.name_is_dns1123_subdomain)
-    pod = Pod(
-        name=meta["name"],
-        namespace=meta.get("namespace") or "default",
-        uid=r.string(meta.get("uid"), "metadata.uid"),
-        labels=labels,
-        node_name=node_name,
-        scheduler_name=scheduler_name or DEFAULT_SCHEDULER_NAME,
-        priority=r.integer(spec.get("priority"), "spec.priority", bits=32),
-        containers=containers,
-        init_containers=init_containers,
-        overhead=r.resources(spec.get("overhead"), "spec.overhead",
-                             _container_resource_name_errors),
-        pod_requests=pod_requests,
-        node_selector=node_selector,
-        node_affinity=_node_affinity(r, affinity.get("nodeAffinity"), "spec.affinity.nodeAffinity"),
-        pod_affinity=_pod_affinity(r, affinity.get("podAffinity"), "spec.affinity.podAffinity"),
-        pod_anti_affinity=_pod_affinity(r, affinity.get("podAntiAffinity"),
-                                        "spec.affinity.podAntiAffinity"),
-        tolerations=_tolerations(r, spec.get("tolerations"), "spec.tolerations"),
-        topology_spread_constraints=_spread_constraints(
+    return {
+        "host_network": host_network,
+        "containers": containers,
+        "init_containers": init_containers,
+        "resource_claims": claims,
+        "pod_requests": pod_requests,
+        "pod_limits": pod_limits,
+        "node_selector": node_selector,
+        "scheduler_name": scheduler_name or DEFAULT_SCHEDULER_NAME,
+        "priority_class_name": class_name,
+        "priority": r.integer(spec.get("priority"), "spec.priority", bits=32),
+        "priority_set": spec.get("priority") is not None,
+        "overhead": r.resources(spec.get("overhead"), "spec.overhead",
+                                _container_resource_name_errors),
+        "tolerations": _tolerations(r, spec.get("tolerations"), "spec.tolerations"),
+        "topology_spread_constraints": _spread_constraints(
             r, spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"),
-        volumes=_volumes(r, spec.get("volumes"), "spec.volumes"),
-        resource_claims=claims,
-        controller=controller,
-        phase=r.string(status.get("phase"), "status.phase"),
-        deleting=meta.get("deletionTimestamp") is not None,
-        preemption_policy=r.choice(spec.get("preemptionPolicy"), "spec.preemptionPolicy",
-                                   PREEMPTION_POLICIES, "PreemptLowerPriority"),
-        priority_class_name=class_name,
-        start_time=r.timestamp(status.get("startTime"), "status.startTime"),
-        creation_time=r.timestamp(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
-        nominated_node_name=r.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-        scheduling_gates=_scheduling_gates(r, spec.get("schedulingGates"), "spec.schedulingGates"),
-        ready=_ready(r, status.get("conditions"), "status.conditions"),
-        priority_set=spec.get("priority") is not None,
-        preemption_policy_set=spec.get("preemptionPolicy") is not None,
-        host_network=host_network,
-        pod_limits=pod_limits,
-    )
-    if not pod.uid and (pod.pod_affinity or pod.pod_anti_affinity):
-        pod = _merge_label_keys(pod)
-    _check_pod(r, pod)
-    return pod
+        "preemption_policy": r.choice(spec.get("preemptionPolicy"), "spec.preemptionPolicy",
+                                      PREEMPTION_POLICIES, "PreemptLowerPriority"),
+        "preemption_policy_set": spec.get("preemptionPolicy") is not None,
+        "scheduling_gates": _scheduling_gates(r, spec.get("schedulingGates"),
+                                              "spec.schedulingGates"),
+    }
+
+
+def _affinities(r: _Reader, value: Any, path: str
+                ) -> tuple[NodeAffinity | None, PodAffinity | None, PodAffinity | None]:
+    """The :data:`_AFFINITY_FIELDS` read from ``spec.affinity``, each field checked (the
+    rules across fields are :func:`_check_affinities`')."""
+    affinity = r.mapping(value, path)
+    return (_node_affinity(r, affinity.get("nodeAffinity"), f"{path}.nodeAffinity"),
+            _pod_affinity(r, affinity.get("podAffinity"), f"{path}.podAffinity"),
+            _pod_affinity(r, affinity.get("podAntiAffinity"), f"{path}.podAntiAffinity"))
+
+
+def _affinities_read_labels(pod: Pod) -> bool:
+    """Whether the pod's labels (and uid) reach its affinity: a pod (anti-)affinity term with
+    ``matchLabelKeys`` or ``mismatchLabelKeys`` (merged at creation, :func:`_merge_label_keys`)."""
+    return any(t.match_label_keys or t.mismatch_label_keys
+               for a in (pod.pod_affinity, pod.pod_anti_affinity) if a is not None
+               for t in a.required + tuple(w.term for w in a.preferred))
+
+
+def _controller(r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+    """The first owner reference with ``controller: true``, as (apiVersion, kind, name)."""
+    controller = None
+    for i, ref in enumerate(r.seq(value, path)):
+        rpath = f"{path}[{i}]"
+        ref = r.mapping(ref, rpath)
+        if r.boolean(ref.get("controller"), f"{rpath}.controller") and controller is None:
+            controller = (r.string(ref.get("apiVersion"), f"{rpath}.apiVersion"),
+                          r.string(ref.get("kind"), f"{rpath}.kind"),
+                          r.string(ref.get("name"), f"{rpath}.name"))
+    return controller
 
 
 def _check_name(r: _Reader, name: str, path: str, check: Callable[[str], list[str]]) -> None:
     """An optional name field: checked when set."""
-    if name:
-        r.check([_v.invalid(path, name, msg) for msg in check(name)])
+    if name and (messages := check(name)):
+        r.check([_v.invalid(path, name, msg) for msg in messages])
 
 
 def _scheduling_gates(r: _Reader, value: Any, path: str) -> tuple[str, ...]:
@@ -1663,7 +1952,8 @@ def _volumes(r: _Reader, value: Any, path: str) -> tuple[Volume, ...]:
         if kind == "persistentVolumeClaim":
             src = r.mapping(v.get(kind), f"{path}[{i}].{kind}")
             claim = r.string(src.get("claimName"), f"{path}[{i}].{kind}.claimName")
-        out.append(Volume(r.string(v.get("name"), f"{path}[{i}].name"), kind, claim))
+        out.append(_assemble_volume((r.string(v.get("name"), f"{path}[{i}].name"), kind,
+                                     claim)))
     return tuple(out)
 
 
@@ -1677,14 +1967,19 @@ _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 def _check_pod(r: _Reader, pod: Pod) -> None:
     """The rules of ``ValidatePodSpec`` that span fields, on the defaulted record."""
     r.check(_host_network_errors(pod))
+    _check_affinities(r, pod)
+    r.check(_spread_errors(pod, "spec.topologySpreadConstraints"))
+    r.check(_pod_resource_consistency_errors(pod, "spec.resources"))
+
+
+def _check_affinities(r: _Reader, pod: Pod) -> None:
+    """The rules of ``ValidatePodSpec`` across the fields of ``spec.affinity``."""
     if pod.node_affinity is not None:
         r.check(_node_affinity_errors(pod.node_affinity))
     for field, affinity in (("podAffinity", pod.pod_affinity),
                             ("podAntiAffinity", pod.pod_anti_affinity)):
         if affinity is not None:
             r.check(_pod_affinity_errors(affinity, f"spec.affinity.{field}"))
-    r.check(_spread_errors(pod, "spec.topologySpreadConstraints"))
-    r.check(_pod_resource_consistency_errors(pod, "spec.resources"))
 
 
 def _host_network_errors(pod: Pod) -> list[_v.FieldError]:

@@ -41,6 +41,7 @@ import attrs
 
 from ksched.api import (
     SELECTING_KINDS,
+    ManifestMemo,
     Namespace,
     Node,
     Pod,
@@ -49,7 +50,7 @@ from ksched.api import (
     Workload,
 )
 from ksched.errors import ArgumentError, InvalidObjectError
-from ksched.stream import json_documents, line_column
+from ksched.stream import PLAIN_VALUES, json_documents, line_column
 from ksched.yamlio import LoadError, load_yaml
 
 _SUFFIXES = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz")
@@ -110,14 +111,17 @@ def _collector_paused() -> Iterator[None]:
 
 def _read_into(source: Any, nodes: list, pods: list, namespaces: list, workloads: list,
                classes: list, pdbs: list) -> None:
-    for obj in iter_manifests(source):
+    """Nodes and pods parsed from JSON text are read through one :class:`ManifestMemo`
+    (the parts they repeat read once); those given as dicts, or read from YAML, afresh."""
+    memo = ManifestMemo()
+    for obj, plain in _sourced(source):
         kind = obj.get("kind")
         if not isinstance(kind, str):  # no kind: ignored (a kind of another type: refused)
             continue
         if kind == "Node":
-            nodes.append(Node.from_manifest(obj))
+            nodes.append(memo.node(obj) if plain else Node.from_manifest(obj))
         elif kind == "Pod":
-            pods.append(Pod.from_manifest(obj))
+            pods.append(memo.pod(obj) if plain else Pod.from_manifest(obj))
         elif kind == "Namespace":
             namespaces.append(Namespace.from_manifest(obj))
         elif kind in SELECTING_KINDS:
@@ -193,6 +197,17 @@ def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
 
 def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
     """Every object of ``source`` as a wire-format dict, Lists flattened."""
+    for obj, _ in _sourced(source):
+        yield obj
+
+
+#: An object of a source, and whether it holds only the plain values that orjson parses
+#: from JSON text (what :class:`ManifestMemo` takes).
+_Sourced = tuple[Mapping[str, Any], bool]
+
+
+def _sourced(source: Any) -> Iterator[_Sourced]:
+    """:func:`iter_manifests`' objects, each with whether it was parsed from JSON text."""
     if isinstance(source, str | os.PathLike):
         yield from _iter_path(Path(source))
     elif hasattr(source, "read"):  # an open file, sys.stdin(.buffer): read once
@@ -204,21 +219,26 @@ def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
             wire = to_wire(source)
         except RecursionError:
             raise InvalidObjectError("input", "", "nested too deeply") from None
-        yield from _flatten(wire)
+        yield from _given(_flatten(wire))
     elif _is_client_model(source):
         wire = to_wire(source)
         kind = _model_kind(source)
         if kind:
             wire["kind"] = kind
-        yield from _flatten(wire)
+        yield from _given(_flatten(wire))
     elif isinstance(source, Iterable):
         for item in source:
-            yield from iter_manifests(item)
+            yield from _sourced(item)
     else:
         raise ArgumentError(f"cannot read Kubernetes objects from {type(source).__name__}")
 
 
-def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:
+def _given(objects: Iterable[Mapping[str, Any]], plain: bool = False) -> Iterator[_Sourced]:
+    for obj in objects:
+        yield obj, plain
+
+
+def _iter_path(path: Path) -> Iterator[_Sourced]:
     if path.is_dir():
         files = sorted(child for child in path.iterdir()
                        if child.name.endswith(_SUFFIXES) and child.is_file())
@@ -231,14 +251,14 @@ def _iter_path(path: Path) -> Iterator[Mapping[str, Any]]:
     yield from _iter_file(path)
 
 
-def _iter_file(path: Path) -> Iterator[Mapping[str, Any]]:
+def _iter_file(path: Path) -> Iterator[_Sourced]:
     """The objects of one file, read once (a pipe or ``/dev/stdin`` works too)."""
     where = f"file {path}"
     with _contents(path, where) as (data, release):
         yield from _iter_data(data, where, release)
 
 
-def _iter_stream(stream: Any) -> Iterator[Mapping[str, Any]]:
+def _iter_stream(stream: Any) -> Iterator[_Sourced]:
     """The objects of an open file (binary or text), read once to its end."""
     name = getattr(stream, "name", None)
     where = "standard input" if name in ("<stdin>", 0) else f"file {name}" if name else "input"
@@ -254,18 +274,19 @@ def _iter_stream(stream: Any) -> Iterator[Mapping[str, Any]]:
     yield from _iter_data(_unwrapped(data, where), where, None)
 
 
-def _iter_data(data: Any, where: str, release: Any) -> Iterator[Mapping[str, Any]]:
-    """The objects of the bytes of one file."""
+def _iter_data(data: Any, where: str, release: Any) -> Iterator[_Sourced]:
+    """The objects of the bytes of one file (plain when JSON text parsed by orjson)."""
+    plain = PLAIN_VALUES and _is_json(data)
     for value, items in _documents(data, where, release):
         if items is None:
-            yield from _flatten(value, where)
+            yield from _given(_flatten(value, where), plain)
         elif isinstance(value, list):  # a top-level array
             for i, item in enumerate(items):
-                yield from _flatten(item, where, f"[{i}]")
+                yield from _given(_flatten(item, where, f"[{i}]"), plain)
         elif _is_list(value):
-            yield from _flatten_list(value.get("kind"), items, where, "")
+            yield from _given(_flatten_list(value.get("kind"), items, where, ""), plain)
         else:  # an object that has an "items" array but is no List: the object itself
-            yield from _flatten({**value, "items": list(items)}, where)
+            yield from _given(_flatten({**value, "items": list(items)}, where), plain)
 
 
 @contextlib.contextmanager
@@ -366,15 +387,24 @@ def _from_utf16(data: Any, where: str) -> bytes:
 def _documents(data: Any, where: str,
                release: Any = None) -> Iterator[tuple[Any, Iterator[Any] | None]]:
     """``(value, items)`` per document, as :func:`ksched.stream.json_documents` gives them;
-    JSON when the text starts with ``{`` or ``[`` (as kubectl's decoder guesses), YAML
-    otherwise."""
-    start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
-    first = _first_non_space(data, start)
-    if first in (b"{", b"["):
+    JSON or YAML as :func:`_is_json` tells."""
+    start = _text_start(data)
+    if _is_json(data):
         yield from json_documents(data[start:] if start else data, where,
                                   None if start else release)
         return
     yield from ((doc, None) for doc in _yaml_documents(bytes(data[start:]), where))
+
+
+def _is_json(data: Any) -> bool:
+    """Whether ``data`` is JSON: its text (after a UTF-8 byte-order mark) starts with ``{`` or
+    ``[``, as kubectl's decoder guesses; YAML otherwise."""
+    return _first_non_space(data, _text_start(data)) in (b"{", b"[")
+
+
+def _text_start(data: Any) -> int:
+    """Where the text of ``data`` starts: after a UTF-8 byte-order mark, if any."""
+    return 3 if data[:3] == b"\xef\xbb\xbf" else 0
 
 
 def _yaml_documents(raw: bytes, where: str) -> list[Any]:

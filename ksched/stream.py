@@ -21,9 +21,15 @@ from ksched.yamlio import MAX_DEPTH, LoadError, load_json
 try:  # a faster JSON parser when the environment has one; the standard library otherwise
     from orjson import JSONDecodeError as _JSONDecodeError
     from orjson import loads as _json_loads
+
+    #: The values parsed are plain: dicts, lists, strings, 64-bit integers, finite floats,
+    #: booleans and ``None`` (the standard library's parser also makes ``NaN`` and infinities).
+    PLAIN_VALUES = True
 except ImportError:  # pragma: no cover - depends on the environment
     from json import JSONDecodeError as _JSONDecodeError
     from json import loads as _json_loads
+
+    PLAIN_VALUES = False
 
 #: Bytes read between two calls of ``release``, scanning and parsing.
 _SCAN_CHUNK, _RELEASE_EVERY = 1 << 26, 1 << 25
