@@ -36,6 +36,7 @@ from ksched.errors import (
 )
 from ksched.explain import Explanation, explain
 from ksched.io import Objects, admit_priorities, read_objects
+from ksched.planning import CapacityReport, HeadroomReport, capacity, expand, headroom
 from ksched.profile import Profile, default_profile
 from ksched.queue import SchedulingQueue
 from ksched.simulator import Event, SimulationResult, Simulator
@@ -87,12 +88,13 @@ def load_pods(source: Any) -> tuple[Pod, ...]:
 
 
 __all__ = [
-    "ArgumentError", "Cluster", "ClusterState", "ConfigError", "Container", "ContainerImage",
-    "ContainerPort", "Event", "Explanation", "InvalidObjectError", "KschedError", "Namespace",
-    "Node", "NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "Objects",
-    "Placement", "Pod", "PodDisruptionBudget", "PriorityClass", "Profile", "Result",
-    "SchedulerConfig", "SchedulingQueue", "SimulationResult", "Simulator", "Taint",
-    "Toleration", "UnsupportedFeatureError", "Workload", "admit_priorities",
-    "cluster_from_objects", "default_profile", "explain", "load_cluster", "load_config",
-    "load_pods", "read_objects", "schedule_batch", "warmup",
+    "ArgumentError", "CapacityReport", "Cluster", "ClusterState", "ConfigError", "Container",
+    "ContainerImage", "ContainerPort", "Event", "Explanation", "HeadroomReport",
+    "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
+    "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
+    "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
+    "UnsupportedFeatureError", "Workload", "admit_priorities", "capacity",
+    "cluster_from_objects", "default_profile", "expand", "explain", "headroom", "load_cluster",
+    "load_config", "load_pods", "read_objects", "schedule_batch", "warmup",
 ]

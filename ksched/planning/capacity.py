@@ -1,0 +1,540 @@
+"""Max fit: how many more copies of a pod template the cluster takes (cluster-capacity's
+question), answered with kube-scheduler's own decisions.
+
+Copies of each template (``<name>-<k>``, ``k`` from 0) are scheduled one after another with the
+full semantics of :func:`ksched.schedule_batch` until the first copy that does not fit
+(cluster-capacity's rule) or the template's limit. Two ways give the answer:
+
+- **closed form** (``method="closed-form"``): when every filter that applies to the template is
+  node-local (no topology spread constraints, no pod (anti-)affinity on the template, no bound
+  pod with pod (anti-)affinity, no volumes or resource claims, the default profile, no limit), a
+  node's capacity does not depend on the order of placement: ``min`` over the requested
+  resources of ``free // request`` (the pod slots always count), at most 1 with host ports, 0 on
+  a node a static filter (unschedulable, taints, node affinity, node name, host ports in use)
+  rejects. The static verdicts come from one :func:`ksched.explain` of the template over every
+  node; the rest is one vectorised pass.
+- **loop** (``method="loop"``): otherwise. The copies go through ONE ``schedule_batch`` call,
+  so that the node walk's rotating start index and the tie-break state run on as in one
+  scheduler; the list is cut after each template's first failing copy and run again when a cut
+  changes it (the placements before a cut are those of the longer list: ``schedule_batch``
+  places pods in order). The first run's length is an upper bound (the closed form's resource
+  count with only the static filters, plus one) under the default profile, else 1024, doubled
+  while every copy fits.
+"""
+
+from __future__ import annotations
+
+import collections
+import numbers
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from ksched.api import Pod
+from ksched.engine import schedule_batch
+from ksched.errors import ArgumentError, KschedError
+from ksched.explain import explain
+from ksched.inputs import as_cluster, as_pod, check_profile
+from ksched.resources import pod_requests
+from ksched.state import ClusterState, host_ports
+
+#: ``order`` values: fill each template in turn, or alternate one copy each.
+ORDERS = ("fill", "interleave")
+#: The stop reason of a template that reached its limit (cluster-capacity's wording).
+LIMIT_REACHED = "limit reached"
+#: Where nodes without the ``by`` label are counted.
+NO_LABEL = "<none>"
+#: Filters whose verdict on a node does not change as copies are added.
+STATIC_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
+#: Filters that cannot let a copy in once they reject it, with no pod (anti-)affinity in play.
+_CLOSED_FORM_ZERO = STATIC_FILTERS | {"NodePorts"}
+#: Copies in the first run of the loop when no upper bound is known.
+FIRST_RUN = 1024
+_REASON = re.compile(r"(\d+) (.+?)(?=, \d+ |\.$|\. )")
+
+
+# =========================================================================== results
+
+
+@attrs.frozen(eq=False)
+class CapacityResult:
+    """How one template fared.
+
+    Attributes
+    ----------
+    template : the pod the copies were made of.
+    replicas : copies placed.
+    replicas_on_nodes : node name -> copies placed there (nodes with at least one).
+    by : value of the ``by`` node label -> copies placed on nodes with it (``"<none>"``: nodes
+        without the label); empty when no ``by`` was given.
+    method : ``"closed-form"`` or ``"loop"``.
+    limit : the template's limit (``None``: none).
+    """
+
+    template: Pod
+    replicas: int
+    replicas_on_nodes: dict[str, int]
+    by: dict[str, int]
+    method: str
+    limit: int | None
+    _stop: Callable[[], str] = attrs.field(repr=False)
+
+    @property
+    def stop_reason(self) -> str:
+        """The scheduler's message for the first copy that did not fit (``0/3 nodes are
+        available: 3 Insufficient cpu.``), or ``"limit reached"``."""
+        return self._stop()
+
+    @property
+    def limit_reached(self) -> bool:
+        return self.stop_reason == LIMIT_REACHED
+
+    @property
+    def fail_counts(self) -> dict[str, int]:
+        """Reason -> node count, parsed from the stop reason's diagnosis (empty when the
+        limit was reached)."""
+        return fail_counts(self.stop_reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the template's key, the counts, the stop reason and its counts."""
+        return {"template": self.template.key, "replicas": self.replicas,
+                "limit": self.limit, "method": self.method, "stop_reason": self.stop_reason,
+                "fail_counts": self.fail_counts, "replicas_on_nodes": dict(self.replicas_on_nodes),
+                "by": dict(self.by)}
+
+
+@attrs.frozen(eq=False)
+class CapacityReport:
+    """What :func:`capacity` found: one :class:`CapacityResult` per template, in input
+    order, and the cluster after the copies were placed (``state``; built on first use for a
+    closed-form answer)."""
+
+    results: tuple[CapacityResult, ...]
+    by_label: str | None
+    _state: Callable[[], ClusterState] = attrs.field(repr=False)
+
+    @property
+    def state(self) -> ClusterState:
+        """The cluster with every placed copy bound (without the excluded nodes)."""
+        return self._state()
+
+    @property
+    def replicas(self) -> int:
+        """Copies placed, all templates together."""
+        return sum(r.replicas for r in self.results)
+
+    def resources(self) -> dict[str, dict[str, int]]:
+        """Per resource, the cluster's allocatable and requested totals after the copies."""
+        state = self.state
+        alloc, req = state.allocatable.sum(axis=0), state.requested.sum(axis=0)
+        return {name: {"allocatable": int(alloc[j]), "requested": int(req[j])}
+                for j, name in enumerate(state.resource_names)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the total, per template its result, and the resources after."""
+        return {"replicas": self.replicas, "by_label": self.by_label,
+                "templates": [r.to_dict() for r in self.results],
+                "resources": self.resources()}
+
+    def to_cluster_capacity(self) -> dict[str, Any]:
+        """cluster-capacity's ``ClusterCapacityReview`` (its JSON field names): the templates,
+        the total replicas, the last template's stop as ``failReason``, and per template its
+        replicas per node and fail summary."""
+        last = self.results[-1].stop_reason if self.results else LIMIT_REACHED
+        return {
+            "kind": "ClusterCapacityReview", "apiVersion": "",
+            "spec": {"templates": [_template_dict(r.template) for r in self.results]},
+            "status": {
+                "creationTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "replicas": self.replicas,
+                "failReason": _fail_reason(last),
+                "pods": [{"podName": r.template.name,
+                          "replicasOnNodes": [{"nodeName": n, "replicas": c}
+                                              for n, c in r.replicas_on_nodes.items()],
+                          "failSummary": [{"reason": k, "count": c}
+                                          for k, c in r.fail_counts.items()]}
+                         for r in self.results]}}
+
+    def __str__(self) -> str:
+        rows = [("TEMPLATE", "REPLICAS", "METHOD", "STOP REASON")] + [
+            (r.template.key, str(r.replicas), r.method, r.stop_reason) for r in self.results]
+        lines = _table(rows)
+        if self.by_label is not None:
+            values = sorted({v for r in self.results for v in r.by})
+            rows = [(self.by_label.upper(), *(r.template.name for r in self.results))] + [
+                (v, *(str(r.by.get(v, 0)) for r in self.results)) for v in values]
+            lines += [""] + _table(rows)
+        return "\n".join(lines)
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _template_dict(pod: Pod) -> dict[str, Any]:
+    return {"metadata": {"name": pod.name, "namespace": pod.namespace},
+            "requests": {k: v for k, v in pod_requests(pod).items()}}
+
+
+def _fail_reason(stop: str) -> dict[str, str]:
+    if stop == LIMIT_REACHED:
+        return {"failType": "LimitReached", "failMessage": LIMIT_REACHED}
+    return {"failType": "Unschedulable", "failMessage": stop}
+
+
+def fail_counts(message: str) -> dict[str, int]:
+    """Reason -> node count of a diagnosis ``0/5 nodes are available: 3 Insufficient cpu,
+    2 node(s) had untolerated taint {a: b}. preemption: ...``; empty when it has none."""
+    _, sep, tail = message.partition(" nodes are available: ")
+    if not sep:
+        return {}
+    tail = tail.split(". ", 1)[0].rstrip(".") + "."  # the diagnosis, not preemption's
+    return {reason: int(count) for count, reason in _REASON.findall(tail)}
+
+
+# =========================================================================== arguments
+
+
+@attrs.frozen
+class _Template:
+    pod: Pod
+    limit: int | None
+
+
+def _check_limit(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ArgumentError(f"{where}: must be a non-negative integer or None, got {value!r}")
+    return int(value)
+
+
+def _is_pair(item: Any) -> bool:
+    return (isinstance(item, tuple) and len(item) == 2 and not isinstance(item[1], Mapping)
+            and (item[1] is None or isinstance(item[1], numbers.Number)))
+
+
+def _templates(templates: Any, max_limit: int | None) -> list[_Template]:
+    """``templates`` as (pod, limit) pairs; a template without a limit gets ``max_limit``."""
+    if isinstance(templates, Pod | Mapping) or _is_pair(templates) or not isinstance(
+            templates, Iterable) or isinstance(templates, str | bytes):
+        templates = [templates]
+    out = []
+    for i, item in enumerate(templates):
+        where = f"templates[{i}]"
+        pod, limit = item if _is_pair(item) else (item, None)
+        pod = as_pod(pod, where)
+        if pod.node_name:
+            raise ArgumentError(f"{where}: pod {pod.key} is bound to node {pod.node_name!r}; "
+                                "a template must be pending")
+        limit = _check_limit(limit, f"{where} limit")
+        out.append(_Template(pod, max_limit if limit is None else limit))
+    if not out:
+        raise ArgumentError("templates: expected at least one pod template")
+    names = collections.Counter(t.pod.key for t in out)
+    if (dup := next((k for k, c in names.items() if c > 1), None)) is not None:
+        raise ArgumentError(f"templates: two templates named {dup}: copies would clash")
+    return out
+
+
+def _without(cluster: ClusterState, exclude: Any) -> ClusterState:
+    """``cluster`` without the nodes ``exclude`` names and their pods, rebuilt from its
+    records (namespaces and other objects kept)."""
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if not isinstance(exclude, Iterable):
+        raise ArgumentError(f"exclude_nodes: expected node names, got {type(exclude).__name__}")
+    exclude = list(exclude)
+    for name in exclude:
+        if not isinstance(name, str) or name not in cluster.node_index:
+            raise ArgumentError(f"exclude_nodes: no node named {name!r} in the cluster")
+    if not exclude:
+        return cluster
+    gone = set(exclude)
+    nodes = [n for n in cluster.nodes if n.name not in gone]
+    pods = [p for p in cluster.pods if p.node_name not in gone]
+    return ClusterState.from_records(nodes, pods, namespaces=dict(cluster.namespaces),
+                                     objects=dict(cluster.objects))
+
+
+# =========================================================================== entry point
+
+
+def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | None = None,
+             exclude_nodes: Iterable[str] = (), profile: Any = None, by: str | None = None,
+             order: str = "fill") -> CapacityReport:
+    """How many copies of each template the cluster takes, as kube-scheduler places them.
+
+    Parameters
+    ----------
+    cluster : a :class:`~ksched.ClusterState` or anything :func:`ksched.load_cluster` reads
+        (never modified).
+    templates : one template or a list; each a pod (any form :func:`ksched.inputs.as_pod`
+        takes) or a ``(pod, limit)`` pair.
+    max_limit : the limit of each template without its own (``None``: none).
+    exclude_nodes : names of nodes to leave out: the cluster is rebuilt from its records
+        without them and their pods (``report.state`` lacks them too).
+    profile : a :class:`~ksched.Profile` or :class:`~ksched.config.SchedulerConfig`, as
+        ``schedule_batch`` takes it (the closed form is used with the default profile only).
+    by : a node label key: per template, the copies per value of that label.
+    order : ``"fill"``: each template until it stops, in the given order; ``"interleave"``:
+        one copy of each in turn, a template dropping out when it stops.
+
+    Returns
+    -------
+    CapacityReport
+
+    Bad arguments raise :class:`~ksched.errors.ArgumentError` naming the argument.
+
+    Examples
+    --------
+    >>> from ksched import ClusterState, Container, Node, Pod
+    >>> nodes = [Node(f"n{i}", allocatable={"cpu": 4000, "pods": 110}) for i in range(3)]
+    >>> web = Pod("web", containers=[Container("c", requests={"cpu": 1000})])
+    >>> report = capacity(ClusterState.from_records(nodes), web)
+    >>> report.results[0].replicas, report.results[0].stop_reason
+    (12, '0/3 nodes are available: 3 Insufficient cpu.')
+    """
+    max_limit = _check_limit(max_limit, "max_limit")
+    if order not in ORDERS:
+        raise ArgumentError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
+    if by is not None and (not isinstance(by, str) or not by):
+        raise ArgumentError(f"by: must be a node label key (a non-empty string), got {by!r}")
+    profile = check_profile(profile)
+    state = _without(as_cluster(cluster), exclude_nodes)
+    items = _templates(templates, max_limit)
+    if profile is None and (order == "fill" or len(items) == 1) \
+            and _closed_form_holds(state, items):
+        try:
+            return _closed_form(state, items, by)
+        except KschedError:  # a cycle ends in an error (say, a bad preferred term): the loop
+            pass             # reports it as schedule_batch does
+    return _loop(state, items, order, profile, by)
+
+
+def _closed_form_holds(state: ClusterState, items: Sequence[_Template]) -> bool:
+    """Whether every filter that applies is node-local, with no limit (see the module)."""
+    if state.affinity_pods or any(t.limit is not None for t in items):
+        return False
+    if len(items) > 1 and any(host_ports(t.pod) for t in items):
+        return False
+    return all(_node_local(t.pod) for t in items)
+
+
+def _node_local(pod: Pod) -> bool:
+    return not (pod.topology_spread_constraints or pod.has_pod_affinity or pod.volumes
+                or pod.resource_claims)
+
+
+# =========================================================================== closed form
+
+
+def _copy(pod: Pod, k: int) -> Pod:
+    return attrs.evolve(pod, name=f"{pod.name}-{k}")
+
+
+def _request_vector(state: ClusterState, pod: Pod) -> npt.NDArray[np.int64]:
+    """The pod's effective request per column of ``state`` (the pod slot counts 1)."""
+    requests = pod_requests(pod)
+    vector = np.array([requests.get(name, 0) for name in state.resource_names], np.int64)
+    vector[state.resource_names.index("pods")] = 1
+    return vector
+
+
+def _static_open(state: ClusterState, pod: Pod, zero: frozenset[str]) -> npt.NDArray[np.bool_]:
+    """bool[n_nodes]: the nodes no filter in ``zero`` rejects, from one explained cycle."""
+    why = explain(state, pod, percentage_of_nodes_to_score=100)
+    if why.pre_filter_plugin and why.pre_filter_plugin not in zero:
+        return np.ones(state.num_nodes, dtype=np.bool_)  # may pass once other pods are placed
+    index = state.node_index
+    open_ = np.zeros(state.num_nodes, dtype=np.bool_)
+    for row in why.nodes:
+        open_[index[row.node]] = row.feasible or (row.plugin not in zero and row.plugin != "")
+    return open_
+
+
+def per_node_capacity(free: npt.NDArray[np.int64], request: npt.NDArray[np.int64],
+                      open_: npt.NDArray[np.bool_], one_per_node: bool) -> npt.NDArray[np.int64]:
+    """Copies of one request each node takes, NodeResourcesFit's rule in closed form.
+
+    Parameters
+    ----------
+    free : int64[n_nodes, n_resources], allocatable minus requested (may be negative).
+    request : int64[n_resources], the pod's request (the pod slot column 1); resources it
+        requests 0 of do not bound.
+    open_ : bool[n_nodes], nodes the static filters let the pod onto.
+    one_per_node : the pod uses host ports (at most one copy per node).
+
+    Returns
+    -------
+    int64[n_nodes], never negative.
+    """
+    checked = request > 0
+    counts = np.floor_divide(np.maximum(free[:, checked], 0), request[checked]).min(axis=1)
+    counts = np.where(open_, counts, 0)
+    return np.minimum(counts, 1) if one_per_node else counts
+
+
+def _closed_form(state: ClusterState, items: Sequence[_Template], by: str | None
+                 ) -> CapacityReport:
+    """Every template in turn, node by node in one vectorised pass each."""
+    state = state.widened_for([t.pod for t in items])
+    free = state.allocatable - state.requested
+    placed: list[npt.NDArray[np.int64]] = []
+    for t in items:
+        request = _request_vector(state, t.pod)
+        counts = per_node_capacity(free, request, _static_open(state, t.pod, _CLOSED_FORM_ZERO),
+                                   bool(host_ports(t.pod)))
+        free = free - counts[:, None] * request
+        placed.append(counts)
+    after = _Memo(lambda: _bind_counts(state, items, placed))
+    results = []
+    for i, (t, counts) in enumerate(zip(items, placed)):
+        on_nodes = {state.node_names[n]: int(counts[n]) for n in np.flatnonzero(counts)}
+        upto = after if i == len(items) - 1 else _Memo(
+            lambda i=i: _bind_counts(state, items[:i + 1], placed[:i + 1]))
+        stop = _Memo(_explained(upto, _copy(t.pod, int(counts.sum()))))
+        results.append(CapacityResult(t.pod, int(counts.sum()), on_nodes,
+                                      _by(state, on_nodes, by), "closed-form", t.limit, stop))
+    return CapacityReport(tuple(results), by, after)
+
+
+def _explained(state: Callable[[], ClusterState], pod: Pod) -> Callable[[], str]:
+    """The diagnosis of ``pod`` on ``state()``, computed when called."""
+    return lambda: explain(state(), pod).message
+
+
+class _Memo:
+    """A value computed on first use."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._value, self._done = make, None, False
+
+    def __call__(self) -> Any:
+        if not self._done:
+            self._value, self._done = self._make(), True
+        return self._value
+
+
+def _bind_counts(state: ClusterState, items: Sequence[_Template],
+                 placed: Sequence[npt.NDArray[np.int64]]) -> ClusterState:
+    """``state`` with the closed form's copies bound, template by template, node by node."""
+    bindings, names = [], state.node_names
+    for t, counts in zip(items, placed):
+        nodes = np.repeat(np.arange(len(counts)), counts).tolist()
+        bindings += [(_copy(t.pod, k), names[n]) for k, n in enumerate(nodes)]
+    return state.bind(bindings) if bindings else state
+
+
+def _by(state: ClusterState, on_nodes: Mapping[str, int], by: str | None) -> dict[str, int]:
+    """Copies per value of node label ``by``."""
+    if by is None:
+        return {}
+    totals: dict[str, int] = collections.Counter()
+    nodes, index = state.nodes, state.node_index
+    for name, count in on_nodes.items():
+        totals[nodes[index[name]].labels.get(by, NO_LABEL)] += count
+    return dict(sorted(totals.items()))
+
+
+# =========================================================================== loop
+
+
+def _upper_bound(state: ClusterState, pod: Pod) -> int | None:
+    """One more than the copies any run can place under the default profile: resources and
+    pod slots on the nodes the static filters let the pod onto (``None``: unknown, the
+    explained cycle ended in an error)."""
+    wide = state.widened_for([pod])
+    try:
+        open_ = _static_open(wide, pod, STATIC_FILTERS)
+    except KschedError:
+        return None
+    counts = per_node_capacity(wide.allocatable - wide.requested, _request_vector(wide, pod),
+                               open_, bool(host_ports(pod)))
+    return int(counts.sum()) + 1
+
+
+def _sequence(counts: Sequence[int], order: str) -> list[tuple[int, int]]:
+    """(template, copy number) in scheduling order."""
+    if order == "fill":
+        return [(t, k) for t, c in enumerate(counts) for k in range(c)]
+    return [(t, k) for k in range(max(counts, default=0)) for t, c in enumerate(counts) if k < c]
+
+
+def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
+          by: str | None) -> CapacityReport:
+    """One ``schedule_batch`` over the copies, cut after each template's first failure."""
+    caps = [_upper_bound(state, t.pod) if profile is None else None for t in items]
+    counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
+    copies: list[list[Pod]] = [[] for _ in items]
+    while True:
+        sequence = _sequence(counts, order)
+        for t, k in sequence:
+            if k == len(copies[t]):
+                copies[t].append(_copy(items[t].pod, k))
+        result = schedule_batch(state, [copies[t][k] for t, k in sequence], profile=profile)
+        failed = _first_failures(sequence, result.placements, len(items))
+        wanted = [_wanted(c, f, t.limit, cap)
+                  for c, f, t, cap in zip(counts, failed, items, caps)]
+        if wanted == counts:
+            break
+        counts = wanted
+    return _loop_report(state, items, sequence, result, failed, by)
+
+
+def _first_count(limit: int | None, cap: int | None) -> int:
+    bound = FIRST_RUN if cap is None else cap
+    return bound if limit is None else min(limit, bound)
+
+
+def _wanted(count: int, failed: int | None, limit: int | None, cap: int | None) -> int:
+    """A template's copies in the next run: up to its first failure, else more (doubled)
+    until the limit."""
+    if failed is not None:
+        return failed + 1
+    if limit is not None and count >= limit:
+        return count
+    grown = max(2 * count, FIRST_RUN)
+    return grown if limit is None else min(grown, limit)
+
+
+def _first_failures(sequence: Sequence[tuple[int, int]], placements: Sequence[Any],
+                    n_templates: int) -> list[int | None]:
+    """Per template, the copy number of its first unplaced copy (``None``: all placed)."""
+    failed: list[int | None] = [None] * n_templates
+    for (t, k), placement in zip(sequence, placements):
+        if placement.node is None and failed[t] is None:
+            failed[t] = k
+    return failed
+
+
+def _loop_report(state: ClusterState, items: Sequence[_Template],
+                 sequence: Sequence[tuple[int, int]], result: Any,
+                 failed: Sequence[int | None], by: str | None) -> CapacityReport:
+    on_nodes: list[dict[str, int]] = [collections.Counter() for _ in items]
+    reasons: dict[int, str] = {}
+    for (t, k), placement in zip(sequence, result.placements):
+        if placement.node is not None:
+            on_nodes[t][placement.node] += 1
+        elif k == failed[t]:
+            reasons[t] = placement.reason
+    results = tuple(
+        CapacityResult(t.pod, sum(on_nodes[i].values()), dict(on_nodes[i]),
+                       _by(state, on_nodes[i], by), "loop", t.limit,
+                       _const(reasons.get(i, LIMIT_REACHED)))
+        for i, t in enumerate(items))
+    return CapacityReport(results, by, _const(result.state))
+
+
+def _const(value: Any) -> Callable[[], Any]:
+    return lambda: value
+
+
+__all__ = ["LIMIT_REACHED", "NO_LABEL", "ORDERS", "CapacityReport", "CapacityResult",
+           "capacity", "fail_counts", "per_node_capacity"]
