@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import attrs
 import pytest
 
 from ksched.example import write_example
@@ -52,6 +53,20 @@ def test_fleet_example_reads_quantities_as_written(namespace: dict) -> None:
     cpu = fleet.resource_column("cpu")
     assert int(fleet.allocatable[0, cpu]) == 8000  # "8" cpu is eight cores
     assert int(fleet.allocatable[-1, fleet.resource_column("nvidia.com/gpu")]) == 8
+
+
+def test_capacity_example_agrees_with_schedule_batch(namespace: dict) -> None:
+    import ksched
+
+    result = namespace["room"].results[0]
+    assert result.replicas > 0
+    assert sum(result.by.values()) == result.replicas
+    copies = [attrs.evolve(namespace["web"], name=f"copy-{k}")
+              for k in range(result.replicas + 1)]
+    placed = ksched.schedule_batch(namespace["cluster"], copies).placements
+    assert all(p.node for p in placed[:-1]) and placed[-1].node is None
+    assert result.stop_reason == placed[-1].reason
+    assert namespace["spare"].displaced.removed_nodes
 
 
 def test_custom_plugin_example_runs(namespace: dict) -> None:
