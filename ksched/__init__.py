@@ -54,12 +54,23 @@ def cluster_from_objects(objects: Objects) -> ClusterState:
         objects={"workloads": objects.workloads})
 
 
-def load_cluster(source: Any) -> ClusterState:
-    """Read a cluster from files, a directory, dicts or kubernetes-client objects.
+def load_cluster(source: Any = None, *, kubeconfig: Any = None,
+                 context: str | None = None) -> ClusterState:
+    """Read a cluster from files, a directory, dicts or kubernetes-client objects, or, with
+    ``kubeconfig=`` and/or ``context=`` (and no ``source``), from a live cluster through the
+    kubernetes client (see :func:`ksched.live.load_live`; ``pip install ksched[cluster]``).
 
     Pods with ``spec.nodeName`` run on that node; Succeeded and Failed pods are ignored, as
     upstream's cache does; pods without a node are left out (see :func:`load_pods`).
     """
+    if kubeconfig is not None or context is not None:
+        if source is not None:
+            raise ArgumentError("load_cluster: give a source or kubeconfig=/context=, not both")
+        from ksched.live import load_live
+
+        return cluster_from_objects(load_live(kubeconfig, context))
+    if source is None:
+        raise ArgumentError("load_cluster: source: required (or kubeconfig=/context=)")
     return cluster_from_objects(read_objects(source))
 
 

@@ -33,3 +33,12 @@ class ConfigError(KschedError, ValueError):
 class ArgumentError(KschedError, ValueError):
     """A library function was called with an argument it cannot take (a wrong type, an
     out-of-range option, a pod where a cluster belongs, ...)."""
+
+
+class ClusterAccessError(KschedError, ConnectionError):
+    """A live cluster could not be read: a bad kubeconfig or context, a server that cannot be
+    reached, or an API error (``status`` holds the HTTP status where there was one)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)
