@@ -29,6 +29,7 @@ from ksched.config import SchedulerConfig, load_config
 from ksched.engine import Placement, Result, schedule_batch
 from ksched.errors import (
     ArgumentError,
+    ClusterAccessError,
     ConfigError,
     InvalidObjectError,
     KschedError,
@@ -99,9 +100,9 @@ def load_pods(source: Any) -> tuple[Pod, ...]:
 
 
 __all__ = [
-    "ArgumentError", "CapacityReport", "Cluster", "ClusterState", "ConfigError", "Container",
-    "ContainerImage", "ContainerPort", "Event", "Explanation", "HeadroomReport",
-    "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
+    "ArgumentError", "CapacityReport", "Cluster", "ClusterAccessError", "ClusterState",
+    "ConfigError", "Container", "ContainerImage", "ContainerPort", "Event", "Explanation",
+    "HeadroomReport", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
     "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
     "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
     "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
