@@ -29,6 +29,10 @@ from ksched.errors import ArgumentError, KschedError
 
 #: The arguments that name standard input.
 STDIN = "-"
+#: The CLUSTER that stands for the live cluster of ``--kubeconfig`` / ``--context``.
+LIVE = "kube:"
+#: The commands that read a CLUSTER (and so take ``--kubeconfig`` / ``--context``).
+LIVE_COMMANDS = ("schedule", "explain", "simulate", "capacity", "headroom", "plan")
 #: ``ksched simulate day-of-churn``: the generated day's length, and its run's default
 #: ``--until`` (the run stops at the end of the day, pods still running).
 DAY = 86_400.0
@@ -90,9 +94,11 @@ _PERCENTAGE = _integer(0, 100)
 class _Inputs:
     """The command's input sources, each read once; standard input (``-``) at most once."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: argparse.Namespace) -> None:
         self._objects: dict[str, Any] = {}
         self._stdin_used = False
+        self._kubeconfig = getattr(args, "kubeconfig", None)
+        self._context = getattr(args, "context", None)
 
     def stdin_text(self) -> str:
         if self._stdin_used:
@@ -113,6 +119,10 @@ class _Inputs:
     def _read(self, source: str) -> Any:
         from ksched.io import read_objects
 
+        if source == LIVE:
+            from ksched.live import read_live_items
+
+            return read_objects(read_live_items(self._kubeconfig, self._context))
         if source != STDIN:
             return read_objects(source)
         if self._stdin_used:
@@ -131,7 +141,57 @@ class _Inputs:
 
 
 def _named(source: str) -> str:
+    if source == LIVE:
+        return "the live cluster"
     return "standard input" if source == STDIN else source
+
+
+def _with_live_cluster(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``argv`` with the CLUSTER argument of a command given ``--kubeconfig`` or ``--context``
+    filled in: the live cluster stands where a CLUSTER file would (``ksched capacity
+    --kubeconfig ~/.kube/config web.yaml``). Positional arguments go first, then the options,
+    so that argparse gives each positional its place."""
+    argv = list(argv)
+    command = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    live = any(a.split("=", 1)[0] in ("--kubeconfig", "--context") for a in argv)
+    if command is None or not live or argv[command] not in LIVE_COMMANDS:
+        return argv
+    takes_value = {name for action in _subparser(parser, argv[command])._actions
+                   if action.nargs != 0 for name in action.option_strings}
+    rest, positionals, options = argv[command + 1:], [], []
+    while rest:
+        token = rest.pop(0)
+        if token == "--":
+            positionals += rest
+            break
+        if token.startswith("-") and token != STDIN:
+            options.append(token)
+            if token in takes_value and rest:
+                options.append(rest.pop(0))
+        else:
+            positionals.append(token)
+    return argv[:command + 1] + [LIVE] + positionals + options
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of ``command``."""
+    choices = next(a.choices for a in parser._actions  # noqa: SLF001 - argparse's own tree
+                   if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    return choices[command]
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    from ksched.live import read_live_items, save_snapshot
+
+    _check_output(args.output, "-o")
+    items = read_live_items(args.kubeconfig, args.context)
+    path = save_snapshot(items, args.output)
+    kinds: dict[str, int] = {}
+    for item in items:
+        kinds[item["kind"]] = kinds.get(item["kind"], 0) + 1
+    counts = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in kinds.items())
+    print(f"{path}: {counts or 'no objects'}", file=sys.stderr)
+    return 0
 
 
 def _configuration(args: argparse.Namespace) -> Any:
@@ -226,7 +286,7 @@ def _schedule(args: argparse.Namespace) -> int:
     import ksched
 
     config = _configuration(args)
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
     pods = inputs.objects(args.pods or args.cluster).pending_pods
     if args.pods and args.pods != args.cluster and not pods:
@@ -251,7 +311,7 @@ def _explain(args: argparse.Namespace) -> int:
     import ksched
 
     config = _configuration(args)
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
     pods = [p for p in inputs.objects(args.pod).pending_pods
             if not args.name or p.name == args.name]
@@ -273,7 +333,7 @@ def _simulate(args: argparse.Namespace) -> int:
                          (args.samples, "--samples")):
         _check_output(path, option)
     config = _configuration(args)
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     pdbs, replicas, classes, until = (), {}, (), args.until
     if args.cluster == "day-of-churn":
         if args.events:
@@ -427,7 +487,7 @@ def _capacity(args: argparse.Namespace) -> int:
     from ksched.planning.report import capacity_table, replicas_table
 
     _check_plot(args.plot)
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     cluster = _planning_cluster(inputs, args)
     templates, origins = _templates(inputs, args.templates, args.all_pods)
     if args.by is not None and cluster.label_column(args.by) < 0:
@@ -448,7 +508,7 @@ def _headroom(args: argparse.Namespace) -> int:
     from ksched.planning.report import headroom_table
 
     _check_plot(args.plot)
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     cluster = _planning_cluster(inputs, args)
     reference = _templates(inputs, [args.reference], False)[0][0] if args.reference else None
     without = args.without
@@ -478,7 +538,7 @@ def _option_named(message: str) -> str:
 def _plan(args: argparse.Namespace) -> int:
     from ksched.planning.plan import plan
 
-    inputs = _Inputs()
+    inputs = _Inputs(args)
     cluster = _planning_cluster(inputs, args)
     workloads = []
     for source in args.workloads:
@@ -513,6 +573,13 @@ def _price(spec: str, text: str) -> float:
 # ---------------------------------------------------------------------------- the parser
 
 
+def _live_options(p: argparse.ArgumentParser) -> None:
+    """``--kubeconfig`` / ``--context``: read CLUSTER from a live cluster instead of a file."""
+    p.add_argument("--kubeconfig", help="read the cluster from the API server of this "
+                                        "kubeconfig (then give no CLUSTER argument)")
+    p.add_argument("--context", help="the kubeconfig context (default: its current one)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ksched", description=(
         "What kube-scheduler v1.35 would do with your pods, fast."))
@@ -528,6 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schedule", help="schedule pending pods onto a cluster snapshot")
     p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
+    _live_options(p)
     p.add_argument("pods", nargs="?", help="pending pods (default: the cluster's unbound pods)")
     p.add_argument("--percentage-of-nodes-to-score", type=_PERCENTAGE, default=None,
                    help="0-100 (0: adaptive; default: the configuration's)")
@@ -539,6 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="every plugin's verdict and score for one pod")
     p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
+    _live_options(p)
     p.add_argument("pod", help="file with the pending pod")
     p.add_argument("--name", help="the pod's name, when the file holds several")
     p.add_argument("--percentage-of-nodes-to-score", type=_PERCENTAGE, default=None,
@@ -560,6 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="run the scheduler over a timeline of cluster events")
     p.add_argument("cluster", help="nodes, running pods, PriorityClasses, PDBs (file, folder or "
                                    "-), or 'day-of-churn' for a generated day")
+    _live_options(p)
     p.add_argument("--events", help="timeline: JSON lines / JSON / YAML list of events, or - "
                                     "(default: the cluster's pending pods, created at time 0)")
     p.add_argument("--until", type=_number(0.0), default=None,
@@ -585,6 +655,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help=config_help)
     p.set_defaults(func=_demo)
 
+    p = sub.add_parser("snapshot", help="save a live cluster's objects for offline analysis")
+    _live_options(p)
+    p.add_argument("-o", "--output", required=True,
+                   help="the snapshot file (a v1 List; gzip-compressed when it ends in .gz)")
+    p.set_defaults(func=_snapshot)
+
     p = sub.add_parser("example", help="write a small snapshot.json and pending.yaml to try")
     p.add_argument("directory", help="where to write them (created if missing)")
     p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=300)
@@ -593,6 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("capacity", help="how many more copies of each template fit")
     p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
+    _live_options(p)
     p.add_argument("templates", nargs="+", metavar="TEMPLATE",
                    help="files with the template pod (the first pod of each file)")
     p.add_argument("--all-pods", action="store_true",
@@ -613,6 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("headroom", help="free, used and stranded capacity; zone loss")
     p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
+    _live_options(p)
     p.add_argument("--reference", metavar="POD_FILE",
                    help="file whose first pod is the shape to count fits and stranding for")
     p.add_argument("--by", help="a node label key: rows per value of it")
@@ -627,6 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
     if importlib.util.find_spec("ksched.planning.plan") is not None:
         p = sub.add_parser("plan", help="the fewest / cheapest new nodes for pending workloads")
         p.add_argument("cluster", help=f"nodes and running pods ({source_help})")
+        _live_options(p)
         p.add_argument("workloads", nargs="+", metavar="WORKLOADS",
                        help="files with the workloads and pods to make room for")
         p.add_argument("--node-type", action="append", required=True, metavar="FILE[=PRICE]",
@@ -649,7 +728,9 @@ def _os_error(exc: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(
+            _with_live_cluster(parser, sys.argv[1:] if argv is None else argv))
         return args.func(args)
     except KschedError as exc:
         message = str(exc)

@@ -391,3 +391,50 @@ def test_snapshot_refuses_parsed_objects_and_leaves_no_file(tmp_path, cluster_fi
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(ksched.load_cluster(target).node_names) == ["node-0"]
+
+
+# --------------------------------------------------------------------------- command line
+
+
+PENDING = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new", "namespace": "shop"},
+           "spec": {"containers": [{"name": "c", "image": "nginx",
+                                    "resources": {"requests": {"cpu": "3"}}}]}}
+
+
+def test_commands_read_the_live_cluster_as_they_read_a_file(api, kubeconfig, cluster_file,
+                                                           tmp_path):
+    from tests.refusals import run_cli
+
+    pending = tmp_path / "pending.json"
+    pending.write_text(json.dumps(PENDING))
+    live = run_cli(["schedule", "--kubeconfig", kubeconfig, str(pending), "-o", "json"])
+    offline = run_cli(["schedule", str(cluster_file), str(pending), "-o", "json"])
+    assert live[0] == offline[0] == 0
+    assert json.loads(live[1]) == json.loads(offline[1])
+    assert json.loads(live[1])[0]["node"] is not None
+    status, out, _ = run_cli(["headroom", f"--kubeconfig={kubeconfig}", "-o", "json"])
+    assert status == 0 and json.loads(out) == json.loads(
+        run_cli(["headroom", str(cluster_file), "-o", "json"])[1])
+
+
+def test_snapshot_saves_what_the_live_cluster_holds(api, kubeconfig, cluster_file, tmp_path):
+    from tests.refusals import run_cli
+
+    path = tmp_path / "snap.json.gz"
+    status, _, err = run_cli(["snapshot", "--kubeconfig", kubeconfig, "-o", str(path)])
+    assert status == 0, err
+    assert err.startswith(f"{path}: 7 Nodes, 5 Pods")
+    _same_cluster(ksched.load_cluster(path), ksched.load_cluster(cluster_file))
+
+
+def test_the_command_line_names_an_unreachable_server_in_one_line(tmp_path):
+    from tests.refusals import cli_refused
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = _kubeconfig(tmp_path, f"http://127.0.0.1:{port}")
+    cli_refused(["snapshot", "--kubeconfig", config, "-o", str(tmp_path / "s.json")],
+                "cannot reach the server")
+    cli_refused(["headroom", "--kubeconfig", config], "cannot reach the server")
+    assert not (tmp_path / "s.json").exists()
