@@ -37,7 +37,15 @@ from ksched.errors import (
 )
 from ksched.explain import Explanation, explain
 from ksched.io import Objects, admit_priorities, read_objects
-from ksched.planning import CapacityReport, HeadroomReport, capacity, expand, headroom
+from ksched.planning import (
+    CapacityReport,
+    HeadroomReport,
+    PlanReport,
+    capacity,
+    expand,
+    headroom,
+    plan,
+)
 from ksched.profile import Profile, default_profile
 from ksched.queue import SchedulingQueue
 from ksched.simulator import Event, SimulationResult, Simulator
@@ -103,10 +111,10 @@ __all__ = [
     "ArgumentError", "CapacityReport", "Cluster", "ClusterAccessError", "ClusterState",
     "ConfigError", "Container", "ContainerImage", "ContainerPort", "Event", "Explanation",
     "HeadroomReport", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "Pod",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "PlanReport", "Pod",
     "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
     "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
     "UnsupportedFeatureError", "Workload", "admit_priorities", "capacity",
     "cluster_from_objects", "default_profile", "expand", "explain", "headroom", "load_cluster",
-    "load_config", "load_pods", "read_objects", "schedule_batch", "warmup",
+    "load_config", "load_pods", "plan", "read_objects", "schedule_batch", "warmup",
 ]

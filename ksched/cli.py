@@ -100,6 +100,12 @@ class _Inputs:
         self._kubeconfig = getattr(args, "kubeconfig", None)
         self._context = getattr(args, "context", None)
 
+    def stdin_bytes(self) -> bytes:
+        if self._stdin_used:
+            raise UsageError("standard input (-) can be read only once; name a file instead")
+        self._stdin_used = True
+        return sys.stdin.buffer.read()
+
     def stdin_text(self) -> str:
         if self._stdin_used:
             raise UsageError("standard input (-) can be read only once; name a file instead")
@@ -540,10 +546,8 @@ def _plan(args: argparse.Namespace) -> int:
 
     inputs = _Inputs(args)
     cluster = _planning_cluster(inputs, args)
-    workloads = []
-    for source in args.workloads:
-        objects = inputs.objects(source)
-        workloads += [*objects.workloads, *objects.pending_pods]
+    workloads = [inputs.stdin_bytes() if source == STDIN else source
+                 for source in args.workloads]  # manifests: plan expands the controllers
     node_types, prices = [], {}
     for spec in args.node_type:
         path, _, price = spec.partition("=")

@@ -180,3 +180,40 @@ def test_failed_run_leaves_an_existing_plot_untouched(example, tmp_path):
                 "--by")
     assert plot.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["h.png"]
+
+
+NODE_TYPE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: m5-2xl, labels: {topology.kubernetes.io/zone: us-east-1a}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+"""
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 1500
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2", memory: 4Gi}}}]}
+"""
+
+
+def test_plan_equals_the_library_and_reads_deployments(example, cluster, tmp_path):
+    node_type, deployment = tmp_path / "m5.yaml", tmp_path / "api.yaml"
+    node_type.write_text(NODE_TYPE)
+    deployment.write_text(DEPLOYMENT)
+    out = json.loads(_ok(["plan", example[0], str(deployment),
+                          "--node-type", f"{node_type}=0.38", "-o", "json"]))
+    report = ksched.plan(cluster, str(deployment), read_objects(node_type).nodes,
+                         prices={"m5-2xl": 0.38})
+    # 270 untainted nodes take 3 replicas each; the other 690 need 173 nodes of 4 each
+    assert out["nodes"] == report.nodes == {"m5-2xl": 173}
+    assert out["complete"] and out["scheduled"] == 1500
+    status, stdin_out, err = run_cli(["plan", example[0], "-",
+                                      "--node-type", str(node_type), "-o", "json"],
+                                     stdin=DEPLOYMENT)
+    assert status == 0, err
+    assert json.loads(stdin_out)["nodes"] == {"m5-2xl": 173}
