@@ -26,6 +26,7 @@ from typing import Any
 import attrs
 
 from ksched.errors import ArgumentError, KschedError
+from ksched.files import written_whole
 
 #: The arguments that name standard input.
 STDIN = "-"
@@ -240,34 +241,13 @@ def _check_output(path: str | None, option: str) -> None:
 
 @contextlib.contextmanager
 def _written(path: str | None) -> Iterator[Any]:
-    """A text file for ``path`` (standard output for ``None`` / ``-``). A regular file is
-    written to a temporary file beside it, renamed over it only when the block succeeds."""
+    """A text file for ``path`` (standard output for ``None`` / ``-``), written whole or not
+    at all (:func:`ksched.files.written_whole`)."""
     if path in (None, STDIN):
         yield sys.stdout
         return
-    target = Path(path)
-    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write straight to it
-        with open(target, "w", encoding="utf-8") as out:
-            yield out
-        return
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                     suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            yield out
-        os.chmod(temporary, target.stat().st_mode & 0o7777 if target.exists()
-                 else 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    with written_whole(path) as out:
+        yield out
 
 
 # ---------------------------------------------------------------------------- commands

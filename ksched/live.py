@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -24,7 +23,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ksched.errors import ArgumentError, ClusterAccessError, KschedError
+from ksched.errors import ArgumentError, ClusterAccessError
+from ksched.files import written_whole
 from ksched.io import Objects, read_objects
 
 #: (connect, read) timeouts in seconds of one list request.
@@ -143,7 +143,8 @@ def save_snapshot(objects_or_items: Any, path: str | os.PathLike) -> Path:
     target = Path(path)
     if target.name.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)
-    _write_atomically(target, data)
+    with written_whole(target, binary=True) as out:
+        out.write(data)
     return target
 
 
@@ -163,21 +164,6 @@ def _snapshot_items(value: Any) -> list[Any]:
             raise ArgumentError(f"objects_or_items[{i}]: expected an object (a dict), "
                                 f"not {type(item).__name__}")
     return list(items or ())
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    try:
-        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".tmp")
-    except OSError as exc:
-        raise KschedError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, target)
-    except OSError as exc:
-        os.unlink(temporary)
-        raise KschedError(f"{target}: cannot write: {exc.strerror or exc}") from None
 
 
 def _kubernetes() -> Any:

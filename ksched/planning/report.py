@@ -10,13 +10,11 @@ plots.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import html
 import io
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ import attrs
 import numpy as np
 
 from ksched.errors import ArgumentError, KschedError
+from ksched.files import written_whole
 
 #: The file suffixes :func:`save_plot` writes.
 PLOT_SUFFIXES = (".png", ".svg", ".html")
@@ -199,7 +198,8 @@ def save_plot(report: Any, path: str | os.PathLike[str]) -> Path:
         buffer = io.BytesIO()
         figure.savefig(buffer, format=suffix[1:], dpi=100)
         data = buffer.getvalue()
-    _write_atomically(target, data)
+    with written_whole(target, binary=True) as out:
+        out.write(data)
     return target
 
 
@@ -283,21 +283,3 @@ def _html_page(title: str, svg: str) -> str:
             f"<h1>ksched: {html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                     suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
