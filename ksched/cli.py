@@ -481,7 +481,8 @@ def _capacity(args: argparse.Namespace) -> int:
     try:
         report = capacity(cluster, templates, max_limit=args.max_limit,
                           exclude_nodes=args.exclude_nodes or (), by=args.by, order=args.order,
-                          profile=_configuration(args))
+                          profile=_configuration(args),
+                          add_nodes=_added_nodes(inputs, args.add_nodes or ()))
     except ArgumentError as exc:
         raise UsageError(_in_file(_option_named(str(exc)), origins)) from None
     table = replicas_table(report) if args.nodes else capacity_table(report)
@@ -511,6 +512,7 @@ def _headroom(args: argparse.Namespace) -> int:
 
 #: Library argument names -> the options that set them, in ``ArgumentError`` messages.
 _OPTIONS = {"max_limit": "--max-limit", "exclude_nodes": "--exclude-nodes", "by": "--by",
+            "add_nodes": "--add-nodes",
             "without": "--without", "reference": "--reference", "order": "--order"}
 
 
@@ -544,6 +546,23 @@ def _plan(args: argparse.Namespace) -> int:
     sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n" if args.output == "json"
                      else str(report) + "\n")
     return 0
+
+
+def _added_nodes(inputs: _Inputs, specs: Sequence[str]) -> list[tuple[Any, int]]:
+    """``--add-nodes FILE=COUNT``: COUNT new nodes made from the first Node of FILE."""
+    added = []
+    for spec in specs:
+        path, equals, count = spec.rpartition("=")
+        if not equals:
+            raise UsageError(f"--add-nodes {spec}: expected FILE=COUNT")
+        nodes = inputs.objects(path).nodes
+        if not nodes:
+            raise UsageError(f"--add-nodes {path}: no Node to use as a node type")
+        try:
+            added.append((nodes[0], _integer(0, MAX_NODES)(count)))
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"--add-nodes {spec}: count {exc}") from None
+    return added
 
 
 def _price(spec: str, text: str) -> float:
@@ -662,6 +681,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop each template after this many copies")
     p.add_argument("--exclude-nodes", type=_comma_list, default=None,
                    help="comma-separated node names to leave out")
+    p.add_argument("--add-nodes", action="append", metavar="FILE=COUNT",
+                   help="what if COUNT nodes like the first Node of FILE were added "
+                        "(repeatable)")
     p.add_argument("--by", help="a node label key: copies per value of it")
     p.add_argument("--order", choices=("fill", "interleave"), default="fill")
     p.add_argument("--nodes", action="store_true",

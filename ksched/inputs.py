@@ -20,9 +20,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
-from ksched.api import Pod
+from ksched.api import Node, Pod
+from ksched.constants import LABEL_HOSTNAME
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.tiebreak import TIE_BREAKS
 from ksched.io import is_client_model, iter_manifests, to_wire
@@ -57,6 +59,25 @@ def as_pod(obj: Any, where: str = "pod") -> Pod:
                                 f"{type(obj).__name__}")
         return Pod.from_manifest(to_wire(obj))
     raise ArgumentError(f"{where}: expected {_POD_HINT}, got {_described(obj)}")
+
+
+def as_node(obj: Any, where: str = "node") -> Node:
+    """One node from a record, a v1 Node manifest (its ``kind`` may be left out) or a
+    kubernetes-client ``V1Node``; ``where`` names the argument in errors."""
+    if isinstance(obj, Node):
+        return obj
+    if is_client_model(obj):
+        obj = to_wire(obj)
+    if isinstance(obj, Mapping) and obj.get("kind", "Node") == "Node":
+        return Node.from_manifest({"kind": "Node", "apiVersion": "v1", **obj})
+    raise ArgumentError(f"{where}: expected a Node record or a v1 Node manifest, "
+                        f"got {_described(obj)}")
+
+
+def node_from_template(template: Node, name: str) -> Node:
+    """A new node made from ``template``: its labels, taints and allocatable, named ``name``
+    with the hostname label the kubelet gives it."""
+    return attrs.evolve(template, name=name, labels={**template.labels, LABEL_HOSTNAME: name})
 
 
 def as_pods(source: Any, where: str = "pods") -> tuple[Pod, ...]:

@@ -46,6 +46,7 @@ from ksched.framework.runtime import (
 from ksched.framework.tiebreak import TieBreaker
 from ksched.inputs import (
     as_cluster,
+    as_node,
     as_pod,
     check_flag,
     check_percentage,
@@ -54,7 +55,7 @@ from ksched.inputs import (
     check_seed,
     check_tie_break,
 )
-from ksched.io import admit_priorities, is_client_model, to_wire
+from ksched.io import admit_priorities
 from ksched.profile import default_profile
 from ksched.queue import QueuedPodInfo, SchedulingQueue
 from ksched.state import ClusterState
@@ -82,14 +83,7 @@ def _as_pod(value: Any) -> Pod | None:
 
 def _as_node(value: Any) -> Node | None:
     """``Event.node``: a Node record, a v1 Node manifest or a kubernetes-client ``V1Node``."""
-    if value is None or isinstance(value, Node):
-        return value
-    if is_client_model(value):
-        value = to_wire(value)
-    if isinstance(value, Mapping):
-        return Node.from_manifest(value)
-    raise InvalidObjectError("event", "node", f"expected a Node or a v1 Node manifest, got "
-                                              f"{type(value).__name__}")
+    return None if value is None else as_node(value, "event: node")
 
 
 def as_seconds(value: Any, obj: str, field: str, *, positive: bool = False,

@@ -39,7 +39,7 @@ from ksched.api import Pod
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError, KschedError
 from ksched.explain import explain
-from ksched.inputs import as_cluster, as_pod, check_profile
+from ksched.inputs import as_cluster, as_node, as_pod, check_profile, node_from_template
 from ksched.resources import pod_requests
 from ksched.state import ClusterState, host_ports
 
@@ -263,12 +263,37 @@ def _without(cluster: ClusterState, exclude: Any) -> ClusterState:
                                      objects=dict(cluster.objects))
 
 
+def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
+    """``cluster`` with the new nodes of ``add_nodes`` (``(template, count)`` pairs)."""
+    if isinstance(add_nodes, str | bytes | Mapping) or not isinstance(add_nodes, Iterable):
+        raise ArgumentError(f"add_nodes: expected (node, count) pairs, "
+                            f"got {type(add_nodes).__name__}")
+    new = []
+    for i, item in enumerate(add_nodes):
+        if not (isinstance(item, tuple) and len(item) == 2):
+            raise ArgumentError(f"add_nodes[{i}]: expected a (node, count) pair, "
+                                f"got {type(item).__name__}")
+        template, count = as_node(item[0], f"add_nodes[{i}]"), item[1]
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+            raise ArgumentError(f"add_nodes[{i}]: count: expected an integer >= 0, "
+                                f"got {count!r}")
+        new += [node_from_template(template, f"{template.name}-{k}") for k in range(count)]
+    if not new:
+        return cluster
+    taken = set(cluster.node_index).intersection(n.name for n in new)
+    if taken:
+        raise ArgumentError(f"add_nodes: node {sorted(taken)[0]!r} is in the cluster already")
+    return ClusterState.from_records([*cluster.nodes, *new], list(cluster.pods),
+                                     namespaces=dict(cluster.namespaces),
+                                     objects=dict(cluster.objects))
+
+
 # =========================================================================== entry point
 
 
 def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | None = None,
              exclude_nodes: Iterable[str] = (), profile: Any = None, by: str | None = None,
-             order: str = "fill") -> CapacityReport:
+             order: str = "fill", add_nodes: Iterable[tuple[Any, int]] = ()) -> CapacityReport:
     """How many copies of each template the cluster takes, as kube-scheduler places them.
 
     Parameters
@@ -285,6 +310,8 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     by : a node label key: per template, the copies per value of that label.
     order : ``"fill"``: each template until it stops, in the given order; ``"interleave"``:
         one copy of each in turn, a template dropping out when it stops.
+    add_nodes : ``(node, count)`` pairs, a what-if: ``count`` new nodes made from each template
+        (a Node record or manifest; named ``<name>-<k>``, with that hostname label).
 
     Returns
     -------
@@ -307,7 +334,7 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     if by is not None and (not isinstance(by, str) or not by):
         raise ArgumentError(f"by: must be a node label key (a non-empty string), got {by!r}")
     profile = check_profile(profile)
-    state = _without(as_cluster(cluster), exclude_nodes)
+    state = _with_added(_without(as_cluster(cluster), exclude_nodes), add_nodes)
     items = _templates(templates, max_limit)
     if profile is None and (order == "fill" or len(items) == 1) \
             and _closed_form_holds(state, items):

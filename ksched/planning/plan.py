@@ -37,10 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ksched.api import Node, Pod
-from ksched.constants import LABEL_HOSTNAME
 from ksched.engine import Result, schedule_batch
 from ksched.errors import ArgumentError
-from ksched.inputs import as_cluster, as_pods
+from ksched.inputs import as_cluster, as_node, as_pods, node_from_template
 from ksched.io import iter_manifests
 from ksched.planning.workloads import CONTROLLER_KINDS, expand_workloads
 from ksched.resources import pod_requests
@@ -164,21 +163,12 @@ def _node_types(node_types: Any) -> tuple[Node, ...]:
                             f"got {type(node_types).__name__}")
     if not node_types:
         raise ArgumentError("node_types: empty; give at least one node type")
-    types = tuple(_node_type(t, i) for i, t in enumerate(node_types))
+    types = tuple(as_node(t, f"node_types[{i}]") for i, t in enumerate(node_types))
     names = [t.name for t in types]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ArgumentError(f"node_types[{i}]: duplicate node type name {name!r}")
     return types
-
-
-def _node_type(value: Any, i: int) -> Node:
-    if isinstance(value, Node):
-        return value
-    if isinstance(value, Mapping) and value.get("kind", "Node") == "Node":
-        return Node.from_manifest({"kind": "Node", "apiVersion": "v1", **value})
-    raise ArgumentError(f"node_types[{i}]: expected a Node record or a Node manifest, "
-                        f"got {type(value).__name__}")
 
 
 def _prices(prices: Any, types: Sequence[Node]) -> dict[str, float]:
@@ -237,8 +227,7 @@ def _workloads(source: Any) -> _Workloads:
 
 
 def _new_node(template: Node, k: int) -> Node:
-    name = f"{template.name}-plan-{k}"
-    return attrs.evolve(template, name=name, labels={**template.labels, LABEL_HOSTNAME: name})
+    return node_from_template(template, f"{template.name}-plan-{k}")
 
 
 @attrs.frozen(eq=False)

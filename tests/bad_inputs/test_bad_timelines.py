@@ -78,7 +78,7 @@ EVENTS: list[tuple[dict[str, Any], str]] = [
     ({"time": 0, "kind": "delete", "name": 7}, "delete event: name: must be a string, got int"),
     ({"time": 0, "kind": "node-add"}, "node-add event: node: required: a Node or a v1 Node "),
     ({"time": 0, "kind": "node-add", "node": "n2"},
-     "event: node: expected a Node or a v1 Node manifest, got str"),
+     "event: node: expected a Node record or a v1 Node manifest, got str 'n2'"),
     ({"time": 0, "kind": "node-add", "node": NODE, "name": "n2"},
      "node-add event: name: not taken by node-add events, which take node"),
     ({"time": 0, "kind": "cordon"}, "cordon event: name: required: the node's name"),

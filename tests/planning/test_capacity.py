@@ -24,6 +24,7 @@ from ksched import (
 )
 from ksched.api import LabelSelector, PodAffinity, PodAffinityTerm
 from ksched.planning.capacity import LIMIT_REACHED, capacity, fail_counts
+from tests.refusals import refused
 from tests.strategies import pods, scenarios
 
 GI = 2**30
@@ -224,3 +225,32 @@ def test_loop_equals_one_long_list(scenario):
     cut = nodes.index(None) if None in nodes else len(nodes)
     assert result.replicas == min(cut, 300)
     assert dict(collections.Counter(nodes[:result.replicas])) == result.replicas_on_nodes
+
+
+def test_added_nodes_take_copies_as_nodes_of_the_cluster_would(three):
+    extra = _node("big")
+    report = capacity(three, _pod("web"), add_nodes=[(extra, 2)])
+    direct = capacity(ClusterState.from_records(
+        [*three.nodes, attrs.evolve(extra, name="big-0",
+                                    labels={**extra.labels, "kubernetes.io/hostname": "big-0"}),
+         attrs.evolve(extra, name="big-1",
+                      labels={**extra.labels, "kubernetes.io/hostname": "big-1"})],
+        list(three.pods)), _pod("web"))
+    assert report.results[0].replicas == direct.results[0].replicas == 11 + 8
+    assert report.results[0].replicas_on_nodes == direct.results[0].replicas_on_nodes
+    assert report.results[0].replicas_on_nodes["big-1"] == 4
+    manifest = {"metadata": {"name": "m"}, "status": {"allocatable": {"cpu": "4", "pods": "110"}}}
+    assert capacity(three, _pod("web"), add_nodes=[(manifest, 1)]).results[0].replicas == 15
+
+
+@pytest.mark.parametrize("add_nodes, match", [
+    ("big", "add_nodes: expected (node, count) pairs, got str"),
+    ([("big", 1)], "add_nodes[0]: expected a Node record or a v1 Node manifest, got str"),
+    ([(Node("n"), -1)], "add_nodes[0]: count: expected an integer >= 0, got -1"),
+    ([Node("n")], "add_nodes[0]: expected a (node, count) pair, got Node"),
+    ([(Node("n0"), 1)], "add_nodes: node 'n0-0' is in the cluster already"),
+])
+def test_bad_added_nodes(three, add_nodes, match):
+    nodes = [*three.nodes, Node("n0-0")] if "n0-0" in match else three.nodes
+    refused(capacity, ClusterState.from_records(nodes), _pod("web"), add_nodes=add_nodes,
+            match=match)

@@ -172,7 +172,8 @@ def test_one_node_fewer_of_a_chosen_type_does_not_schedule(cpus: list[int],
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"node_types": []}, "node_types: empty"),
-    ({"node_types": [Pod("x")]}, "node_types[0]: expected a Node record or a Node manifest"),
+    ({"node_types": [Pod("x")]},
+     "node_types[0]: expected a Node record or a v1 Node manifest, got Pod"),
     ({"node_types": [_node("m", "4"), _node("m", "2")]}, "node_types[1]: duplicate"),
     ({"prices": {"n2": 1}}, "prices['n2']: no such node type"),
     ({"prices": {"m": -1}}, "prices['m']: expected a finite number >= 0"),

@@ -217,3 +217,15 @@ def test_plan_equals_the_library_and_reads_deployments(example, cluster, tmp_pat
                                      stdin=DEPLOYMENT)
     assert status == 0, err
     assert json.loads(stdin_out)["nodes"] == {"m5-2xl": 173}
+
+
+def test_capacity_add_nodes_equals_the_library(example, cluster, web, tmp_path):
+    node_type = tmp_path / "m5.yaml"
+    node_type.write_text(NODE_TYPE)
+    out = json.loads(_ok(["capacity", *example, "--add-nodes", f"{node_type}=10", "-o", "json"]))
+    expected = capacity(cluster, web, add_nodes=[(read_objects(node_type).nodes[0], 10)])
+    assert out["templates"][0]["replicas"] == expected.results[0].replicas
+    # the web pods spread over zones (maxSkew 1): ten more nodes in one zone add one replica
+    assert expected.results[0].replicas == capacity(cluster, web).results[0].replicas + 1
+    cli_refused(["capacity", *example, "--add-nodes", f"{node_type}=-1"],
+                "--add-nodes")
