@@ -478,11 +478,13 @@ def _capacity(args: argparse.Namespace) -> int:
     templates, origins = _templates(inputs, args.templates, args.all_pods)
     if args.by is not None and cluster.label_column(args.by) < 0:
         raise UsageError(f"--by: no node has label {args.by!r}")
+    added = _added_nodes(inputs, args.add_nodes or ())
     try:
-        report = capacity(cluster, templates, max_limit=args.max_limit,
-                          exclude_nodes=args.exclude_nodes or (), by=args.by, order=args.order,
-                          profile=_configuration(args),
-                          add_nodes=_added_nodes(inputs, args.add_nodes or ()))
+        with _progress_bar("copies") as bar:
+            report = capacity(cluster, templates, max_limit=args.max_limit,
+                              exclude_nodes=args.exclude_nodes or (), by=args.by,
+                              order=args.order, profile=_configuration(args), add_nodes=added,
+                              progress=bar.update if bar is not None else None)
     except ArgumentError as exc:
         raise UsageError(_in_file(_option_named(str(exc)), origins)) from None
     table = replicas_table(report) if args.nodes else capacity_table(report)
@@ -546,6 +548,18 @@ def _plan(args: argparse.Namespace) -> int:
     sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n" if args.output == "json"
                      else str(report) + "\n")
     return 0
+
+
+@contextlib.contextmanager
+def _progress_bar(unit: str) -> Iterator[Any]:
+    """A tqdm bar on standard error when it is a terminal; ``None`` when piped or redirected."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(unit=unit, leave=False, file=sys.stderr) as bar:
+        yield bar
 
 
 def _added_nodes(inputs: _Inputs, specs: Sequence[str]) -> list[tuple[Any, int]]:

@@ -39,7 +39,14 @@ from ksched.api import Pod
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError, KschedError
 from ksched.explain import explain
-from ksched.inputs import as_cluster, as_node, as_pod, check_profile, node_from_template
+from ksched.inputs import (
+    as_cluster,
+    as_node,
+    as_pod,
+    check_profile,
+    check_progress,
+    node_from_template,
+)
 from ksched.resources import pod_requests
 from ksched.state import ClusterState, host_ports
 
@@ -293,7 +300,8 @@ def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
 
 def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | None = None,
              exclude_nodes: Iterable[str] = (), profile: Any = None, by: str | None = None,
-             order: str = "fill", add_nodes: Iterable[tuple[Any, int]] = ()) -> CapacityReport:
+             order: str = "fill", add_nodes: Iterable[tuple[Any, int]] = (),
+             progress: Callable[[int], None] | None = None) -> CapacityReport:
     """How many copies of each template the cluster takes, as kube-scheduler places them.
 
     Parameters
@@ -312,6 +320,8 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
         one copy of each in turn, a template dropping out when it stops.
     add_nodes : ``(node, count)`` pairs, a what-if: ``count`` new nodes made from each template
         (a Node record or manifest; named ``<name>-<k>``, with that hostname label).
+    progress : optional callable ``progress(n)`` told as the loop schedules copies (e.g. a
+        tqdm ``update``; the closed form needs none).
 
     Returns
     -------
@@ -333,7 +343,7 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
         raise ArgumentError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
     if by is not None and (not isinstance(by, str) or not by):
         raise ArgumentError(f"by: must be a node label key (a non-empty string), got {by!r}")
-    profile = check_profile(profile)
+    profile, progress = check_profile(profile), check_progress(progress)
     state = _with_added(_without(as_cluster(cluster), exclude_nodes), add_nodes)
     items = _templates(templates, max_limit)
     if profile is None and (order == "fill" or len(items) == 1) \
@@ -342,7 +352,7 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
             return _closed_form(state, items, by)
         except KschedError:  # a cycle ends in an error (say, a bad preferred term): the loop
             pass             # reports it as schedule_batch does
-    return _loop(state, items, order, profile, by)
+    return _loop(state, items, order, profile, by, progress)
 
 
 def _closed_form_holds(state: ClusterState, items: Sequence[_Template]) -> bool:
@@ -495,7 +505,7 @@ def _sequence(counts: Sequence[int], order: str) -> list[tuple[int, int]]:
 
 
 def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
-          by: str | None) -> CapacityReport:
+          by: str | None, progress: Callable[[int], None] | None = None) -> CapacityReport:
     """One ``schedule_batch`` over the copies, cut after each template's first failure."""
     caps = [_upper_bound(state, t.pod) if profile is None else None for t in items]
     counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
@@ -505,7 +515,8 @@ def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: 
         for t, k in sequence:
             if k == len(copies[t]):
                 copies[t].append(_copy(items[t].pod, k))
-        result = schedule_batch(state, [copies[t][k] for t, k in sequence], profile=profile)
+        result = schedule_batch(state, [copies[t][k] for t, k in sequence], profile=profile,
+                                progress=progress)
         failed = _first_failures(sequence, result.placements, len(items))
         wanted = [_wanted(c, f, t.limit, cap)
                   for c, f, t, cap in zip(counts, failed, items, caps)]

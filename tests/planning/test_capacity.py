@@ -254,3 +254,11 @@ def test_bad_added_nodes(three, add_nodes, match):
     nodes = [*three.nodes, Node("n0-0")] if "n0-0" in match else three.nodes
     refused(capacity, ClusterState.from_records(nodes), _pod("web"), add_nodes=add_nodes,
             match=match)
+
+
+def test_the_loop_reports_progress(three):
+    told: list[int] = []
+    report = capacity(three, _pod("web"), max_limit=5, progress=told.append)
+    assert report.results[0].method == "loop"
+    assert told and sum(told) >= report.results[0].replicas == 5
+    refused(capacity, three, _pod("web"), progress=3, match="progress")
