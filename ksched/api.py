@@ -897,7 +897,7 @@ def parse_time(text: str) -> float:
     return moment.timestamp() + float(match[7] or 0)
 
 
-class _Reader:
+class ManifestReader:
     """Typed access to one manifest, raising errors that name the object and field."""
 
     def __init__(self, obj: str) -> None:
@@ -954,6 +954,13 @@ class _Reader:
             return False
         if not isinstance(value, bool):
             self.fail(path, f"expected a boolean, got {_type_name(value)}")
+        return value
+
+    def count(self, value: Any, path: str, default: int | None = 0) -> int | None:
+        """A non-negative ``int32`` (``ValidateNonnegativeField``)."""
+        value = self.integer(value, path, default, bits=32)
+        if value is not None and value < 0:
+            self.fail(path, f"Invalid value: {value}: must be greater than or equal to 0")
         return value
 
     def choice(self, value: Any, path: str, allowed: tuple[str, ...], default: str = "",
@@ -1175,7 +1182,7 @@ def _requirements_errors(requests: Mapping[str, tuple[int, Any]],
 
 def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
               name_check: Callable[[str], list[str]] = _v.name_is_dns1123_subdomain
-              ) -> tuple[_Reader, Mapping]:
+              ) -> tuple[ManifestReader, Mapping]:
     """The reader of one object and its ``metadata``, checked as ``ValidateObjectMeta``
     does: a name (``name_check``), a namespace that is a DNS label, valid labels (by the
     caller, who reads them)."""
@@ -1188,7 +1195,8 @@ def _metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
     if not isinstance(namespace, str):
         namespace = "default"
     label = f"{namespace}/{name}" if namespaced else f"{name}"
-    reader = _Reader(f"{kind.lower()} {label if isinstance(name, str) and name else '<unnamed>'}")
+    shown = label if isinstance(name, str) and name else "<unnamed>"
+    reader = ManifestReader(f"{kind.lower()} {shown}")
     meta = reader.mapping(meta, "metadata")
     name = reader.string(meta.get("name"), "metadata.name")
     if not name:
@@ -1218,16 +1226,16 @@ class _Memo:
     def remember(self, table: dict, key: Any, value: Any) -> None:
         pass
 
-    def labels(self, r: _Reader, value: Any, path: str) -> FrozenDict:
+    def labels(self, r: ManifestReader, value: Any, path: str) -> FrozenDict:
         return r.labels(value, path)
 
-    def controller(self, r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+    def controller(self, r: ManifestReader, value: Any, path: str) -> tuple[str, str, str] | None:
         return _controller(r, value, path)
 
-    def timestamp(self, r: _Reader, value: Any, path: str) -> float | None:
+    def timestamp(self, r: ManifestReader, value: Any, path: str) -> float | None:
         return r.timestamp(value, path)
 
-    def subdomain(self, r: _Reader, value: Any, path: str) -> str:
+    def subdomain(self, r: ManifestReader, value: Any, path: str) -> str:
         """A string field naming an object by a DNS subdomain, when set (``spec.nodeName``)."""
         name = r.string(value, path)
         _check_name(r, name, path, _v.name_is_dns1123_subdomain)
@@ -1306,7 +1314,7 @@ class ManifestMemo(_Memo):
             table.clear()
         table[key] = value
 
-    def labels(self, r: _Reader, value: Any, path: str) -> FrozenDict:
+    def labels(self, r: ManifestReader, value: Any, path: str) -> FrozenDict:
         """``ValidateLabels``' map: one seen before as it was; else valid when its keys and
         values were each seen valid before."""
         if type(value) is not dict:
@@ -1339,7 +1347,7 @@ class ManifestMemo(_Memo):
                 values.add(value)
         return True
 
-    def controller(self, r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+    def controller(self, r: ManifestReader, value: Any, path: str) -> tuple[str, str, str] | None:
         key = self.key(value)
         found = self._controllers.get(key, _MISSING) if key is not None else _MISSING
         if found is _MISSING:
@@ -1348,7 +1356,7 @@ class ManifestMemo(_Memo):
                 self.remember(self._controllers, key, found)
         return found
 
-    def timestamp(self, r: _Reader, value: Any, path: str) -> float | None:
+    def timestamp(self, r: ManifestReader, value: Any, path: str) -> float | None:
         if type(value) is not str:
             return r.timestamp(value, path)
         found = self._times.get(value, _MISSING)
@@ -1357,7 +1365,7 @@ class ManifestMemo(_Memo):
             self.remember(self._times, value, found)
         return found
 
-    def subdomain(self, r: _Reader, value: Any, path: str) -> str:
+    def subdomain(self, r: ManifestReader, value: Any, path: str) -> str:
         if type(value) is str and value in self._subdomains:
             return value
         name = super().subdomain(r, value, path)
@@ -1386,7 +1394,7 @@ def _parse_node(obj: Mapping[str, Any], memo: _Memo | None = None) -> Node:
     return node
 
 
-def _node_parts(r: _Reader, spec: Mapping[str, Any], status: Mapping[str, Any]
+def _node_parts(r: ManifestReader, spec: Mapping[str, Any], status: Mapping[str, Any]
                 ) -> dict[str, Any]:
     """A node's taints, allocatable resources (``SetDefaults_NodeStatus``: capacity when
     absent), images and ``unschedulable``, read from ``spec.taints``, ``spec.unschedulable``,
@@ -1410,7 +1418,7 @@ def _node_parts(r: _Reader, spec: Mapping[str, Any], status: Mapping[str, Any]
             "images": tuple(images)}
 
 
-def _taints(r: _Reader, value: Any, path: str) -> tuple[Taint, ...]:
+def _taints(r: ManifestReader, value: Any, path: str) -> tuple[Taint, ...]:
     """``validateNodeTaints``: key a label name, value a label value, a known effect, unique
     by key and effect."""
     taints, seen = [], set()
@@ -1516,7 +1524,7 @@ _POD_SPEC_KEYS = ("hostNetwork", "containers", "initContainers", "resources",
 _CONTAINER_KEYS = ("name", "image", "resources", "ports", "restartPolicy")
 
 
-def _pod_spec(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
+def _pod_spec(r: ManifestReader, spec: Mapping[str, Any]) -> dict[str, Any]:
     """The :data:`_SPEC_FIELDS` of a pod read from its spec (reading only
     :data:`_POD_SPEC_KEYS`), each checked; the API server's defaulting is left to the
     record."""
@@ -1564,7 +1572,7 @@ def _pod_spec(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _affinities(r: _Reader, value: Any, path: str
+def _affinities(r: ManifestReader, value: Any, path: str
                 ) -> tuple[NodeAffinity | None, PodAffinity | None, PodAffinity | None]:
     """The :data:`_AFFINITY_FIELDS` read from ``spec.affinity``, each field checked (the
     rules across fields are :func:`_check_affinities`')."""
@@ -1582,7 +1590,7 @@ def _affinities_read_labels(pod: Pod) -> bool:
                for t in a.required + tuple(w.term for w in a.preferred))
 
 
-def _controller(r: _Reader, value: Any, path: str) -> tuple[str, str, str] | None:
+def _controller(r: ManifestReader, value: Any, path: str) -> tuple[str, str, str] | None:
     """The first owner reference with ``controller: true``, as (apiVersion, kind, name)."""
     controller = None
     for i, ref in enumerate(r.seq(value, path)):
@@ -1595,13 +1603,13 @@ def _controller(r: _Reader, value: Any, path: str) -> tuple[str, str, str] | Non
     return controller
 
 
-def _check_name(r: _Reader, name: str, path: str, check: Callable[[str], list[str]]) -> None:
+def _check_name(r: ManifestReader, name: str, path: str, check: Callable[[str], list[str]]) -> None:
     """An optional name field: checked when set."""
     if name and (messages := check(name)):
         r.check([_v.invalid(path, name, msg) for msg in messages])
 
 
-def _scheduling_gates(r: _Reader, value: Any, path: str) -> tuple[str, ...]:
+def _scheduling_gates(r: ManifestReader, value: Any, path: str) -> tuple[str, ...]:
     """``validateSchedulingGates``: qualified names, no duplicates."""
     gates: list[str] = []
     for i, g in enumerate(r.seq(value, path)):
@@ -1613,7 +1621,7 @@ def _scheduling_gates(r: _Reader, value: Any, path: str) -> tuple[str, ...]:
     return tuple(gates)
 
 
-def _pod_level_resources(r: _Reader, resources: Mapping[str, Any], path: str
+def _pod_level_resources(r: ManifestReader, resources: Mapping[str, Any], path: str
                          ) -> tuple[ResourceList | None, ResourceList | None]:
     """Pod-level ``spec.resources`` (``validatePodResources``); ``None`` where absent."""
     if resources.get("claims") is not None:
@@ -1634,7 +1642,7 @@ def _pod_level_resources(r: _Reader, resources: Mapping[str, Any], path: str
     return out[0], out[1]
 
 
-def _ready(r: _Reader, value: Any, path: str) -> bool:
+def _ready(r: ManifestReader, value: Any, path: str) -> bool:
     """``podutil.IsPodReady``: the first ``Ready`` condition has status ``True``."""
     for i, c in enumerate(r.seq(value, path)):
         c = r.mapping(c, f"{path}[{i}]")
@@ -1643,7 +1651,7 @@ def _ready(r: _Reader, value: Any, path: str) -> bool:
     return False
 
 
-def _containers(r: _Reader, value: Any, path: str, taken: set[str] | None = None,
+def _containers(r: ManifestReader, value: Any, path: str, taken: set[str] | None = None,
                 host_network: bool = False) -> tuple[Container, ...]:
     """Containers (``validateContainerCommon``): a DNS-label name unique among the pod's
     containers, valid ports (``validateContainerPorts``), a supported restart policy, and
@@ -1707,7 +1715,7 @@ def _containers(r: _Reader, value: Any, path: str, taken: set[str] | None = None
 _CONTAINERS: dict[tuple, Container] = {}
 
 
-def _ports(r: _Reader, value: Any, path: str) -> tuple[ContainerPort, ...]:
+def _ports(r: ManifestReader, value: Any, path: str) -> tuple[ContainerPort, ...]:
     """``validateContainerPorts`` (the port names are not read)."""
     ports = []
     for j, p in enumerate(r.seq(value, path)):
@@ -1746,7 +1754,7 @@ def _interned(containers: tuple[Container, ...]) -> tuple[Container, ...]:
     return found
 
 
-def _tolerations(r: _Reader, value: Any, path: str) -> tuple[Toleration, ...]:
+def _tolerations(r: ManifestReader, value: Any, path: str) -> tuple[Toleration, ...]:
     """``ValidateTolerations`` (``TaintTolerationComparisonOperators`` off, as by default)."""
     out = []
     for i, t in enumerate(r.seq(value, path)):
@@ -1785,7 +1793,7 @@ def _tolerations(r: _Reader, value: Any, path: str) -> tuple[Toleration, ...]:
     return tuple(out)
 
 
-def _node_selector_term(r: _Reader, value: Any, path: str) -> NodeSelectorTerm:
+def _node_selector_term(r: ManifestReader, value: Any, path: str) -> NodeSelectorTerm:
     term = r.mapping(value, path)
     parts = {}
     for field in ("matchExpressions", "matchFields"):
@@ -1802,7 +1810,7 @@ def _node_selector_term(r: _Reader, value: Any, path: str) -> NodeSelectorTerm:
     return NodeSelectorTerm(parts["matchExpressions"], parts["matchFields"])
 
 
-def _node_affinity(r: _Reader, value: Any, path: str) -> NodeAffinity | None:
+def _node_affinity(r: ManifestReader, value: Any, path: str) -> NodeAffinity | None:
     if value is None:
         return None
     value = r.mapping(value, path)
@@ -1830,7 +1838,7 @@ def _node_affinity(r: _Reader, value: Any, path: str) -> NodeAffinity | None:
     return NodeAffinity(required, preferred)
 
 
-def _label_selector(r: _Reader, value: Any, path: str,
+def _label_selector(r: ManifestReader, value: Any, path: str,
                     operators: tuple[str, ...] | None = LABEL_SELECTOR_OPERATORS
                     ) -> LabelSelector | None:
     """A ``metav1.LabelSelector``; with ``operators=None`` any operator is kept (for the
@@ -1853,7 +1861,7 @@ def _label_selector(r: _Reader, value: Any, path: str,
     return LabelSelector(r.string_map(value.get("matchLabels"), f"{path}.matchLabels"), tuple(reqs))
 
 
-def _pod_affinity_term(r: _Reader, value: Any, path: str) -> PodAffinityTerm:
+def _pod_affinity_term(r: ManifestReader, value: Any, path: str) -> PodAffinityTerm:
     """A pod affinity term (``validatePodAffinityTerm``, but for its selectors' syntax, which
     InterPodAffinity reports): a topology key that is a label name, namespaces that are DNS
     labels."""
@@ -1878,7 +1886,7 @@ def _pod_affinity_term(r: _Reader, value: Any, path: str) -> PodAffinityTerm:
     )
 
 
-def _pod_affinity(r: _Reader, value: Any, path: str) -> PodAffinity | None:
+def _pod_affinity(r: ManifestReader, value: Any, path: str) -> PodAffinity | None:
     if value is None:
         return None
     value = r.mapping(value, path)
@@ -1905,7 +1913,8 @@ def _weight_errors(weight: int, path: str) -> list[_v.FieldError]:
     return [] if 1 <= weight <= 100 else [_v.invalid(path, weight, "must be in the range 1-100")]
 
 
-def _spread_constraints(r: _Reader, value: Any, path: str) -> tuple[TopologySpreadConstraint, ...]:
+def _spread_constraints(r: ManifestReader, value: Any,
+                        path: str) -> tuple[TopologySpreadConstraint, ...]:
     """Topology spread constraints, each field checked as ``validateTopologySpreadConstraints``
     does (the rules across constraints and fields are :func:`_spread_errors`'; the label
     selector's syntax PodTopologySpread reports)."""
@@ -1943,7 +1952,7 @@ _VOLUME_SOURCES = ("persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
                    "awsElasticBlockStore", "rbd", "iscsi", "csi", "azureDisk", "cinder")
 
 
-def _volumes(r: _Reader, value: Any, path: str) -> tuple[Volume, ...]:
+def _volumes(r: ManifestReader, value: Any, path: str) -> tuple[Volume, ...]:
     out = []
     for i, v in enumerate(r.seq(value, path)):
         v = r.mapping(v, f"{path}[{i}]")
@@ -1964,7 +1973,7 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-def _check_pod(r: _Reader, pod: Pod) -> None:
+def _check_pod(r: ManifestReader, pod: Pod) -> None:
     """The rules of ``ValidatePodSpec`` that span fields, on the defaulted record."""
     r.check(_host_network_errors(pod))
     _check_affinities(r, pod)
@@ -1972,7 +1981,7 @@ def _check_pod(r: _Reader, pod: Pod) -> None:
     r.check(_pod_resource_consistency_errors(pod, "spec.resources"))
 
 
-def _check_affinities(r: _Reader, pod: Pod) -> None:
+def _check_affinities(r: ManifestReader, pod: Pod) -> None:
     """The rules of ``ValidatePodSpec`` across the fields of ``spec.affinity``."""
     if pod.node_affinity is not None:
         r.check(_node_affinity_errors(pod.node_affinity))
@@ -2254,7 +2263,7 @@ def _parse_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
                                   PREEMPTION_POLICIES, "PreemptLowerPriority"))
 
 
-def _int_or_percent(r: _Reader, value: Any, path: str) -> int | str | None:
+def _int_or_percent(r: ManifestReader, value: Any, path: str) -> int | str | None:
     """An IntOrString budget, checked as ``ValidatePositiveIntOrPercent`` and
     ``IsNotMoreThan100Percent`` (pkg/apis/apps/validation) do."""
     if value is None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from ksched.api import FrozenDict, _node_affinity, _Reader, _spread_constraints
+from ksched.api import FrozenDict, _node_affinity, ManifestReader, _spread_constraints
 from ksched.constants import DEFAULT_SCHEDULER_NAME
 from ksched.errors import ConfigError, InvalidObjectError, UnsupportedFeatureError
 from ksched.framework.interfaces import implements
@@ -1370,7 +1370,7 @@ def _new_map(profiles: Sequence[_Profile]) -> list[_Framework]:
 # =========================================================================== ksched records
 
 
-def _fit_args(args: Mapping[str, Any], reader: _Reader) -> NodeResourcesFitArgs:
+def _fit_args(args: Mapping[str, Any], reader: ManifestReader) -> NodeResourcesFitArgs:
     strategy = args["scoringStrategy"]
     ratio = strategy.get("requestedToCapacityRatio") or {}
     return NodeResourcesFitArgs(
@@ -1382,30 +1382,33 @@ def _fit_args(args: Mapping[str, Any], reader: _Reader) -> NodeResourcesFitArgs:
         ignored_resource_groups=frozenset(args.get("ignoredResourceGroups") or ()))
 
 
-def _balanced_allocation_args(args: Mapping[str, Any], reader: _Reader) -> BalancedAllocationArgs:
+def _balanced_allocation_args(args: Mapping[str, Any],
+                              reader: ManifestReader) -> BalancedAllocationArgs:
     return BalancedAllocationArgs(tuple((r.get("name", ""), r.get("weight", 0))
                                         for r in args["resources"]))
 
 
-def _node_affinity_args(args: Mapping[str, Any], reader: _Reader) -> NodeAffinityArgs:
+def _node_affinity_args(args: Mapping[str, Any], reader: ManifestReader) -> NodeAffinityArgs:
     return NodeAffinityArgs(_node_affinity(reader, args.get("addedAffinity"), "addedAffinity"))
 
 
-def _inter_pod_affinity_args(args: Mapping[str, Any], reader: _Reader) -> InterPodAffinityArgs:
+def _inter_pod_affinity_args(args: Mapping[str, Any],
+                             reader: ManifestReader) -> InterPodAffinityArgs:
     return InterPodAffinityArgs(
         hard_pod_affinity_weight=args["hardPodAffinityWeight"],
         ignore_preferred_terms_of_existing_pods=args.get("ignorePreferredTermsOfExistingPods",
                                                          False))
 
 
-def _pod_topology_spread_args(args: Mapping[str, Any], reader: _Reader) -> PodTopologySpreadArgs:
+def _pod_topology_spread_args(args: Mapping[str, Any],
+                              reader: ManifestReader) -> PodTopologySpreadArgs:
     return PodTopologySpreadArgs(
         default_constraints=_spread_constraints(reader, args.get("defaultConstraints"),
                                                 "defaultConstraints"),
         defaulting_type=args["defaultingType"])
 
 
-def _default_preemption_args(args: Mapping[str, Any], reader: _Reader) -> Any:
+def _default_preemption_args(args: Mapping[str, Any], reader: ManifestReader) -> Any:
     from ksched.plugins.default_preemption import DefaultPreemptionArgs
 
     return DefaultPreemptionArgs(args["minCandidateNodesPercentage"],
@@ -1413,7 +1416,7 @@ def _default_preemption_args(args: Mapping[str, Any], reader: _Reader) -> Any:
 
 
 #: Plugin name -> builder of the ksched args record from the defaulted v1 args.
-_KSCHED_ARGS: dict[str, Callable[[Mapping[str, Any], _Reader], Any]] = {
+_KSCHED_ARGS: dict[str, Callable[[Mapping[str, Any], ManifestReader], Any]] = {
     "NodeResourcesFit": _fit_args,
     "NodeResourcesBalancedAllocation": _balanced_allocation_args,
     "NodeAffinity": _node_affinity_args,
@@ -1436,7 +1439,7 @@ def _ksched_profile(prof: _Profile, framework: _Framework) -> Profile:
         if isinstance(raw, _Unknown):  # an out-of-tree plugin's args reach it as decoded JSON
             args[name] = raw.raw
         elif name in _KSCHED_ARGS and isinstance(raw, dict):
-            reader = _Reader(f"profile {prof.scheduler_name} pluginConfig {name} args")
+            reader = ManifestReader(f"profile {prof.scheduler_name} pluginConfig {name} args")
             try:
                 args[name] = _KSCHED_ARGS[name](raw, reader)
             except InvalidObjectError as exc:

@@ -18,7 +18,7 @@ import pytest
 
 from ksched.plugins.default_preemption import DefaultPreemptionArgs
 
-from ksched.api import _node_affinity, _Reader, _spread_constraints
+from ksched.api import _node_affinity, ManifestReader, _spread_constraints
 from ksched.config import (
     API_VERSION,
     KIND,
@@ -115,7 +115,7 @@ def test_trace_every_extension_point_and_percentages(path):
 
 def _internal_args(name: str, a: dict[str, Any]) -> Any:
     """The recorder's internal (Go field-named) args as ksched args records."""
-    reader = _Reader("trace")
+    reader = ManifestReader("trace")
     if name == "NodeResourcesFit":
         strategy = a["ScoringStrategy"]
         shape = (strategy["RequestedToCapacityRatio"] or {}).get("Shape") or ()

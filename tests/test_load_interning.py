@@ -31,7 +31,7 @@ from ksched.api import (
     ManifestMemo,
     _node_parts,
     _pod_spec,
-    _Reader,
+    ManifestReader,
 )
 from ksched.io import admit_priorities, read_objects
 
@@ -556,7 +556,7 @@ def test_the_spec_key_holds_every_field_the_spec_reading_reads() -> None:
     spec = Recording({**RICH_SPEC, **{
         field: [Recording(c, container_seen) for c in RICH_SPEC[field]]
         for field in ("containers", "initContainers")}}, spec_seen)
-    _pod_spec(_Reader("pod default/p"), spec)
+    _pod_spec(ManifestReader("pod default/p"), spec)
     assert spec_seen <= set(_POD_SPEC_KEYS)
     assert container_seen <= set(_CONTAINER_KEYS)
     assert spec_seen >= {"containers", "hostNetwork", "tolerations"}  # the recording works
@@ -571,7 +571,7 @@ def test_the_node_key_holds_every_field_the_node_reading_reads() -> None:
                         "images": [{"names": ["a"], "sizeBytes": 1}],
                         "conditions": [{"type": "Ready", "status": "True"}],
                         "nodeInfo": {}}, status_seen)
-    parts = _node_parts(_Reader("node n"), spec, status)
+    parts = _node_parts(ManifestReader("node n"), spec, status)
     assert spec_seen <= {"taints", "unschedulable"}
     assert status_seen <= {"capacity", "allocatable", "images"}
     assert set(parts) == set(_NODE_PARTS)

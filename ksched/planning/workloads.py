@@ -44,7 +44,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ksched.api import LabelSelector, Pod, Workload
+from ksched.api import LabelSelector, ManifestReader, Pod, Workload
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.inputs import as_cluster
 from ksched.io import iter_manifests
@@ -78,8 +78,6 @@ _DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"),
                        ("node.kubernetes.io/unschedulable", "NoSchedule"))
 _HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 
-_TYPE_NAMES = {dict: "an object", list: "a list", bool: "a boolean", int: "an integer",
-               float: "a number", str: "a string", type(None): "null"}
 
 
 @attrs.frozen
@@ -219,10 +217,10 @@ def _expand_one(obj: Mapping[str, Any],
     kind = obj["kind"]
     record = Workload.from_manifest(obj)  # metadata, labels, selector, spec.replicas checked
     where = f"{kind.lower()} {record.namespace}/{record.name}"
-    uid = _Fields(where).string((obj.get("metadata") or {}).get("uid"), "metadata.uid")
+    uid = ManifestReader(where).string((obj.get("metadata") or {}).get("uid"), "metadata.uid")
     owner = _Owner(kind, record.name, record.namespace,
                    uid or _stable_uid(kind, record.namespace, record.name), where)
-    spec = _Fields(owner.where).mapping(obj.get("spec"), "spec")
+    spec = ManifestReader(owner.where).mapping(obj.get("spec"), "spec")
     template = _template(owner, spec)
     expander = _EXPANDERS[kind]
     if kind == "DaemonSet":
@@ -259,7 +257,7 @@ def _replica_set(owner: _Owner, spec: Mapping, template: Mapping,
 def _stateful_set(owner: _Owner, spec: Mapping, template: Mapping,
                   record: Workload) -> tuple[list[Pod], Workload]:
     _check_selector(owner, record, template)
-    fields = _Fields(owner.where)
+    fields = ManifestReader(owner.where)
     ordinals = fields.mapping(spec.get("ordinals"), "spec.ordinals")
     start = fields.count(ordinals.get("start"), "spec.ordinals.start", 0)
     service = fields.string(spec.get("serviceName"), "spec.serviceName")
@@ -283,7 +281,7 @@ def _stateful_set(owner: _Owner, spec: Mapping, template: Mapping,
 
 def _job(owner: _Owner, spec: Mapping, template: Mapping,
          record: Workload) -> tuple[list[Pod], None]:
-    fields = _Fields(owner.where)
+    fields = ManifestReader(owner.where)
     parallelism = fields.count(spec.get("parallelism"), "spec.parallelism", 1)
     completions = fields.count(spec.get("completions"), "spec.completions", None)
     mode = fields.string(spec.get("completionMode"), "spec.completionMode", "NonIndexed")
@@ -365,7 +363,7 @@ def _daemon_tolerations(owner: _Owner, pod_spec: Mapping) -> list[Any]:
     """``AddOrUpdateDaemonPodTolerations``: the template's tolerations, then each default
     one (``Exists``) that no toleration of the same key, operator, value and effect has;
     an equal one differing in ``tolerationSeconds`` is replaced."""
-    fields = _Fields(owner.where)
+    fields = ManifestReader(owner.where)
     tolerations = list(fields.seq(pod_spec.get("tolerations"), "spec.template.spec.tolerations"))
     defaults = _DAEMON_TOLERATIONS + (
         (_HOST_NETWORK_TOLERATION,) if pod_spec.get("hostNetwork") is True else ())
@@ -419,7 +417,7 @@ def _pinned(pod_spec: Mapping, node: str) -> dict[str, Any]:
 
 
 def _template(owner: _Owner, spec: Mapping) -> Mapping[str, Any]:
-    fields = _Fields(owner.where)
+    fields = ManifestReader(owner.where)
     template = fields.mapping(spec.get("template"), "spec.template")
     if not template:
         fields.fail("spec.template", "Required value")
@@ -481,7 +479,7 @@ def _generated(prefix: str, count: int, salt: str) -> list[str]:
     return [base + "".join(row) for row in letters.tolist()]
 
 
-def _claim_templates(fields: _Fields, value: Any) -> list[str]:
+def _claim_templates(fields: ManifestReader, value: Any) -> list[str]:
     names = []
     for i, claim in enumerate(fields.seq(value, "spec.volumeClaimTemplates")):
         meta = fields.mapping(fields.mapping(claim, f"spec.volumeClaimTemplates[{i}]")
@@ -504,7 +502,7 @@ def _with_claims(volumes: Any, claims: Sequence[str], pod_name: str) -> list[Any
 
 def _check_selector(owner: _Owner, record: Workload, template: Mapping) -> None:
     """apps/v1 validation: a selector is required, non-empty, and selects the template."""
-    fields = _Fields(owner.where)
+    fields = ManifestReader(owner.where)
     if record.selector is None:
         fields.fail("spec.selector", "Required value")
     selector = record.selector
@@ -518,7 +516,7 @@ def _check_selector(owner: _Owner, record: Workload, template: Mapping) -> None:
 def _fail_selector(owner: _Owner, template: Mapping) -> None:
     shown = ", ".join(f"{json.dumps(k)}:{json.dumps(v)}"
                       for k, v in sorted(_labels(template).items()))
-    _Fields(owner.where).fail("spec.template.metadata.labels",
+    ManifestReader(owner.where).fail("spec.template.metadata.labels",
                               f"Invalid value: map[string]string{{{shown}}}: `selector` does "
                               "not match template `labels`")
 
@@ -526,60 +524,6 @@ def _fail_selector(owner: _Owner, template: Mapping) -> None:
 def _stable_uid(kind: str, namespace: str, name: str) -> str:
     """The UUID (version 5) of an object that states none."""
     return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace}/{name}"))
-
-
-class _Fields:
-    """Typed reads of one workload's fields, failing with its name and the field path."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-
-    def fail(self, path: str, problem: str) -> None:
-        raise InvalidObjectError(self.where, path, problem)
-
-    def mapping(self, value: Any, path: str) -> Mapping[str, Any]:
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            self.fail(path, f"expected an object, got {_described(value)}")
-        return value
-
-    def seq(self, value: Any, path: str) -> list[Any]:
-        if value is None:
-            return []
-        if not isinstance(value, list | tuple):
-            self.fail(path, f"expected a list, got {_described(value)}")
-        return list(value)
-
-    def string(self, value: Any, path: str, default: str = "") -> str:
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            self.fail(path, f"expected a string, got {_described(value)}")
-        return value
-
-    def boolean(self, value: Any, path: str) -> bool:
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            self.fail(path, f"expected a boolean, got {_described(value)}")
-        return value
-
-    def count(self, value: Any, path: str, default: int | None) -> int | None:
-        """A non-negative int32 (``ValidateNonnegativeField``)."""
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"expected an integer, got {_described(value)}")
-        if not -(2 ** 31) <= value < 2 ** 31:
-            self.fail(path, f"must be a 32-bit integer, got {value}")
-        if value < 0:
-            self.fail(path, f"Invalid value: {value}: must be greater than or equal to 0")
-        return value
-
-
-def _described(value: Any) -> str:
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 def _fnv32a(text: str) -> int:
