@@ -484,12 +484,21 @@ def _capacity(args: argparse.Namespace) -> int:
             report = capacity(cluster, templates, max_limit=args.max_limit,
                               exclude_nodes=args.exclude_nodes or (), by=args.by,
                               order=args.order, profile=_configuration(args), add_nodes=added,
+                              remove_nodes=_node_choice(args.remove_nodes),
                               progress=bar.update if bar is not None else None)
     except ArgumentError as exc:
         raise UsageError(_in_file(_option_named(str(exc)), origins)) from None
     table = replicas_table(report) if args.nodes else capacity_table(report)
     _emit(report, args.output, table, args.plot)
     return 0
+
+
+def _node_choice(value: str | None) -> str | list[str] | None:
+    """``--without`` / ``--remove-nodes``: a selector (``key=value``, ``key in (a,b)``) or
+    comma-separated node names."""
+    if value is None or "=" in value or " in " in value:
+        return value
+    return _comma_list(value)
 
 
 def _headroom(args: argparse.Namespace) -> int:
@@ -500,11 +509,9 @@ def _headroom(args: argparse.Namespace) -> int:
     inputs = _Inputs(args)
     cluster = _planning_cluster(inputs, args)
     reference = _templates(inputs, [args.reference], False)[0][0] if args.reference else None
-    without = args.without
-    if without is not None and "=" not in without and " in " not in without:
-        without = _comma_list(without)  # node names
     try:
-        report = headroom(cluster, reference=reference, by=args.by, without=without,
+        report = headroom(cluster, reference=reference, by=args.by,
+                          without=_node_choice(args.without),
                           profile=_configuration(args))
     except ArgumentError as exc:
         raise UsageError(_option_named(str(exc))) from None
@@ -514,7 +521,7 @@ def _headroom(args: argparse.Namespace) -> int:
 
 #: Library argument names -> the options that set them, in ``ArgumentError`` messages.
 _OPTIONS = {"max_limit": "--max-limit", "exclude_nodes": "--exclude-nodes", "by": "--by",
-            "add_nodes": "--add-nodes",
+            "add_nodes": "--add-nodes", "remove_nodes": "--remove-nodes",
             "without": "--without", "reference": "--reference", "order": "--order"}
 
 
@@ -542,7 +549,9 @@ def _plan(args: argparse.Namespace) -> int:
         if price:
             prices[nodes[0].name] = _price(spec, price)
     try:
-        report = plan(cluster, workloads, node_types, prices=prices or None)
+        with _progress_bar("schedules") as bar:
+            report = plan(cluster, workloads, node_types, prices=prices or None,
+                          progress=bar.update if bar is not None else None)
     except ArgumentError as exc:
         raise UsageError(str(exc)) from None
     sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n" if args.output == "json"
@@ -694,10 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-limit", type=_integer(0, MAX_PODS), default=None,
                    help="stop each template after this many copies")
     p.add_argument("--exclude-nodes", type=_comma_list, default=None,
-                   help="comma-separated node names to leave out")
+                   help="comma-separated node names to leave out (with their pods)")
     p.add_argument("--add-nodes", action="append", metavar="FILE=COUNT",
                    help="what if COUNT nodes like the first Node of FILE were added "
                         "(repeatable)")
+    p.add_argument("--remove-nodes", metavar="SELECTOR",
+                   help="what if these nodes went away ('key=value', 'key in (a,b)' or names "
+                        "a,b): their pods are re-placed first, then copies counted")
     p.add_argument("--by", help="a node label key: copies per value of it")
     p.add_argument("--order", choices=("fill", "interleave"), default="fill")
     p.add_argument("--nodes", action="store_true",

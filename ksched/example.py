@@ -4,7 +4,9 @@ README's commands and Python snippets run as written on a fresh machine.
 
 The pending pods show the usual outcomes: replicas spread over zones, batch pods that tolerate
 the tainted pool, a pod that states only limits (the API server defaults its requests from
-them) and so fits nowhere, and a pod for a zone that does not exist.
+them) and so fits nowhere, and a pod for a zone that does not exist. For the planner, next
+quarter's workloads (two Deployments and a DaemonSet, more than the cluster has room for) and
+two node types to buy (Node manifests, as ``ksched plan --node-type`` takes them).
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ import yaml
 
 from ksched.workloads import kubectl_snapshot
 
-SNAPSHOT, PENDING = "snapshot.json", "pending.yaml"
+SNAPSHOT, PENDING, WORKLOADS = "snapshot.json", "pending.yaml", "next-quarter.yaml"
+#: Node types to buy: file name -> (instance type, cpu, memory); AWS us-east-1 on-demand
+#: prices per hour are in the README's worked example.
+NODE_TYPES = {"m6i-4xlarge.yaml": ("m6i.4xlarge", "16", "64Gi"),
+              "r6i-4xlarge.yaml": ("r6i.4xlarge", "16", "128Gi")}
 
 
 def _pod(name: str, app: str, cpu: str, memory: str, **spec: Any) -> dict[str, Any]:
@@ -49,14 +55,49 @@ def pending_pods(web: int = 60, batch: int = 30) -> list[dict[str, Any]]:
     return pods
 
 
+def _controller(kind: str, name: str, cpu: str, memory: str, replicas: int | None = None
+                ) -> dict[str, Any]:
+    """A Deployment (with ``replicas``) or DaemonSet of one container."""
+    container = {"name": "main", "image": f"registry.example.com/{name}:2.0",
+                 "resources": {"requests": {"cpu": cpu, "memory": memory}}}
+    spec: dict[str, Any] = {
+        "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}}}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": name, "namespace": "shop"}, "spec": spec}
+
+
+def next_quarter() -> list[dict[str, Any]]:
+    """Workloads that outgrow the example cluster: a cpu-bound search tier, a memory-bound
+    cache no m5.2xlarge node can hold, and a node agent on every node."""
+    return [_controller("Deployment", "search", "4", "8Gi", replicas=600),
+            _controller("Deployment", "cache", "2", "48Gi", replicas=40),
+            _controller("DaemonSet", "node-agent", "100m", "200Mi")]
+
+
+def node_type(instance_type: str, cpu: str, memory: str) -> dict[str, Any]:
+    """A Node manifest to use as a template (``ksched plan --node-type``)."""
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": instance_type.replace(".", "-"), "labels": {
+                "node.kubernetes.io/instance-type": instance_type,
+                "topology.kubernetes.io/zone": "us-east-1a", "kubernetes.io/os": "linux"}},
+            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}}
+
+
 def write_example(directory: str | os.PathLike, nodes: int = 300,
-                  running: int = 2000) -> tuple[Path, Path]:
-    """Write ``snapshot.json`` (``nodes`` nodes, ``running`` running pods) and ``pending.yaml``
-    into ``directory`` (created if missing); returns their paths."""
+                  running: int = 2000) -> tuple[Path, ...]:
+    """Write ``snapshot.json`` (``nodes`` nodes, ``running`` running pods), ``pending.yaml``,
+    ``next-quarter.yaml`` and the node types into ``directory`` (created if missing); returns
+    their paths, in that order."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    snapshot, pending = out / SNAPSHOT, out / PENDING
-    snapshot.write_text(json.dumps(kubectl_snapshot(nodes, running), indent=1) + "\n",
-                        encoding="utf-8")
-    pending.write_text(yaml.safe_dump_all(pending_pods(), sort_keys=False), encoding="utf-8")
-    return snapshot, pending
+    files = {SNAPSHOT: json.dumps(kubectl_snapshot(nodes, running), indent=1) + "\n",
+             PENDING: yaml.safe_dump_all(pending_pods(), sort_keys=False),
+             WORKLOADS: yaml.safe_dump_all(next_quarter(), sort_keys=False)}
+    files |= {name: yaml.safe_dump(node_type(*spec), sort_keys=False)
+              for name, spec in NODE_TYPES.items()}
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return tuple(out / name for name in files)

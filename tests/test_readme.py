@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import shlex
 from pathlib import Path
 
 import attrs
@@ -10,7 +13,8 @@ import pytest
 
 from ksched.example import write_example
 
-README = Path(__file__).parent.parent / "README.md"
+HERE = Path(__file__).parent
+README = HERE.parent / "README.md"
 
 
 def _blocks(language: str) -> list[str]:
@@ -83,3 +87,70 @@ def test_quick_start_commands_are_the_ci_command() -> None:
     test_command = 'pip install -e ".[test]" && python -m pytest'
     assert test_command in commands
     assert test_command in (README.parent / ".ci" / "run").read_text()
+
+
+def _worked_example() -> list[tuple[list[str], str]]:
+    """The worked example's ``ksched`` commands (continuation lines joined) with the text
+    block the README shows after each."""
+    section = README.read_text().split("### A worked example", 1)[1].split("\n## ", 1)[0]
+    pairs = re.findall(r"```bash\n(.*?)```\s*```text\n(.*?)```", section, flags=re.S)
+    out = []
+    for script, shown in pairs:
+        lines = script.replace("\\\n", " ").splitlines()
+        command = next(line for line in lines[::-1] if line.startswith("ksched "))
+        out.append((shlex.split(command)[1:], shown))
+    return out
+
+
+@pytest.fixture(scope="module")
+def worked_example(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
+    """(stdout, README's text) per command, run in the ``ksched example`` folder."""
+    from ksched.cli import main
+
+    folder = tmp_path_factory.mktemp("worked")
+    write_example(folder)
+    runs = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        for argv, shown in _worked_example():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert main(argv) == 0
+            runs.append((out.getvalue(), shown))
+    return runs, folder
+
+
+def test_worked_example_prints_what_the_readme_shows(worked_example) -> None:
+    runs, _ = worked_example
+    assert [argv[0] for argv, _ in _worked_example()] == ["capacity", "plan"]
+    for stdout, shown in runs:
+        assert stdout == shown
+
+
+def test_worked_example_plot_is_the_one_the_readme_shows(worked_example) -> None:
+    pytest.importorskip("matplotlib")
+    _, folder = worked_example
+    made, shown = (folder / "capacity.png").read_bytes(), (HERE / "readme" / "capacity.png")
+    assert "](tests/readme/capacity.png)" in README.read_text()
+    assert made[:8] == b"\x89PNG\r\n\x1a\n"
+    assert made[16:24] == shown.read_bytes()[16:24]  # the IHDR's width and height
+
+
+def test_worked_example_plan_is_tight() -> None:
+    """One node fewer of either type than the README's plan leaves a pod unscheduled."""
+    import ksched
+    from ksched.example import NODE_TYPES, node_type, next_quarter
+    from ksched.planning.workloads import expand_workloads
+    from ksched.workloads import kubectl_snapshot
+
+    cluster = ksched.load_cluster(kubectl_snapshot(300, 2000))
+    types = {spec[0].replace(".", "-"): node_type(*spec) for spec in NODE_TYPES.values()}
+    chosen = {"m6i-4xlarge": 97, "r6i-4xlarge": 20}
+    for fewer in chosen:
+        counts = dict(chosen, **{fewer: chosen[fewer] - 1})
+        nodes = [ksched.inputs.node_from_template(ksched.inputs.as_node(types[t], t),
+                                                  f"{t}-plan-{k}")
+                 for t, n in counts.items() for k in range(n)]
+        state = ksched.ClusterState.from_records([*cluster.nodes, *nodes], list(cluster.pods))
+        pods = expand_workloads(next_quarter(), cluster=state).pods
+        assert ksched.schedule_batch(state, pods).unschedulable, fewer

@@ -47,6 +47,7 @@ from ksched.inputs import (
     check_progress,
     node_from_template,
 )
+from ksched.planning.headroom import Displacement, displace, selected_nodes
 from ksched.resources import pod_requests
 from ksched.state import ClusterState, host_ports
 
@@ -124,6 +125,8 @@ class CapacityReport:
     results: tuple[CapacityResult, ...]
     by_label: str | None
     _state: Callable[[], ClusterState] = attrs.field(repr=False)
+    #: What ``remove_nodes`` displaced (``None``: no nodes were removed).
+    displaced: Displacement | None = None
 
     @property
     def state(self) -> ClusterState:
@@ -144,9 +147,12 @@ class CapacityReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the total, per template its result, and the resources after."""
-        return {"replicas": self.replicas, "by_label": self.by_label,
-                "templates": [r.to_dict() for r in self.results],
-                "resources": self.resources()}
+        out = {"replicas": self.replicas, "by_label": self.by_label,
+               "templates": [r.to_dict() for r in self.results],
+               "resources": self.resources()}
+        if self.displaced is not None:
+            out["displaced"] = self.displaced.to_dict()
+        return out
 
     def to_cluster_capacity(self) -> dict[str, Any]:
         """cluster-capacity's ``ClusterCapacityReview`` (its JSON field names): the templates,
@@ -176,6 +182,8 @@ class CapacityReport:
             rows = [(self.by_label.upper(), *(r.template.name for r in self.results))] + [
                 (v, *(str(r.by.get(v, 0)) for r in self.results)) for v in values]
             lines += [""] + _table(rows)
+        if self.displaced is not None:
+            lines += ["", str(self.displaced)]
         return "\n".join(lines)
 
 
@@ -301,6 +309,7 @@ def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
 def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | None = None,
              exclude_nodes: Iterable[str] = (), profile: Any = None, by: str | None = None,
              order: str = "fill", add_nodes: Iterable[tuple[Any, int]] = (),
+             remove_nodes: str | Iterable[str] | None = None,
              progress: Callable[[int], None] | None = None) -> CapacityReport:
     """How many copies of each template the cluster takes, as kube-scheduler places them.
 
@@ -320,6 +329,10 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
         one copy of each in turn, a template dropping out when it stops.
     add_nodes : ``(node, count)`` pairs, a what-if: ``count`` new nodes made from each template
         (a Node record or manifest; named ``<name>-<k>``, with that hostname label).
+    remove_nodes : a what-if, unlike ``exclude_nodes``: these nodes (``"key=value"``, ``"key in
+        (a,b)"`` or node names) go away and their pods are re-placed on the rest first, as
+        :func:`ksched.headroom`'s ``without`` does (``report.displaced`` tells what moved and
+        what no longer fits); the copies are counted after that.
     progress : optional callable ``progress(n)`` told as the loop schedules copies (e.g. a
         tqdm ``update``; the closed form needs none).
 
@@ -346,6 +359,18 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     profile, progress = check_profile(profile), check_progress(progress)
     state = _with_added(_without(as_cluster(cluster), exclude_nodes), add_nodes)
     items = _templates(templates, max_limit)
+    displaced = None
+    if remove_nodes is not None:
+        displaced = displace(state, selected_nodes(state, remove_nodes, "remove_nodes"),
+                             profile)
+        state = displaced.state
+    report = _report(state, items, order, profile, by, progress)
+    return attrs.evolve(report, displaced=displaced)
+
+
+def _report(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
+            by: str | None, progress: Callable[[int], None] | None) -> CapacityReport:
+    """The closed form where it holds and succeeds, else the loop."""
     if profile is None and (order == "fill" or len(items) == 1) \
             and _closed_form_holds(state, items):
         try:

@@ -23,8 +23,8 @@ from ksched.resources import pod_requests
 from ksched.simulator import BOUND, PREEMPTED, UNSCHEDULABLE, Event, Simulator
 from ksched.state import ABSENT, ClusterState
 
-__all__ = ["Displaced", "Displacement", "HeadroomReport", "Usage", "Victim", "fits_and_stranded",
-           "headroom"]
+__all__ = ["Displaced", "Displacement", "HeadroomReport", "Usage", "Victim", "displace",
+           "fits_and_stranded", "headroom", "selected_nodes"]
 
 #: The group of nodes that lack the ``by`` label.
 NO_LABEL = "<none>"
@@ -117,6 +117,16 @@ class Displacement:
     def pending(self) -> tuple[Displaced, ...]:
         """The displaced pods that no longer fit (or were preempted again)."""
         return tuple(d for d in self.pods if d.outcome != "placed")
+
+    def __str__(self) -> str:
+        """One summary line, then a line per displaced pod that no longer fits and per
+        running pod preempted."""
+        lines = [f"without {len(self.removed_nodes)} node(s): {len(self.pods)} pod(s) "
+                 f"displaced, {len(self.placed)} placed, {len(self.pending)} no longer fit, "
+                 f"{len(self.victims)} preempted"]
+        lines += [f"  pending {p.pod} (from {p.from_node}): {p.reason}" for p in self.pending]
+        lines += [f"  preempted {v.pod} on {v.node} by {v.by}" for v in self.victims]
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {"removed_nodes": list(self.removed_nodes), "daemon_pods": self.daemon_pods,
@@ -249,7 +259,7 @@ class HeadroomReport:
             lines.append(f"reference {self.reference}: {self.fits} fit; stranded: "
                          f"{stranded or 'none'}")
         if self.displaced is not None:
-            lines.append(_displacement_text(self.displaced))
+            lines.append(str(self.displaced))
         return "\n".join(lines)
 
 
@@ -289,7 +299,7 @@ def headroom(cluster: Any, *, reference: Any = None, by: str | None = None,
     ref = None if reference is None else as_pod(reference, "reference")
     displaced = None
     if without is not None:
-        displaced = _displace(cluster, _removed_rows(cluster, without), profile)
+        displaced = displace(cluster, selected_nodes(cluster, without), profile)
         cluster = displaced.state
     return _report(cluster, ref, by, displaced)
 
@@ -398,31 +408,32 @@ def _groups(cluster: ClusterState, by: str | None) -> tuple[tuple[str, ...], np.
 # ---------------------------------------------------------------------------- node loss
 
 
-def _removed_rows(cluster: ClusterState, without: Any) -> np.ndarray:
-    """int64 rows of the nodes ``without`` names, checked."""
-    if isinstance(without, str):
-        return _selected_rows(cluster, without)
-    if not isinstance(without, Iterable):
-        raise ArgumentError(f"without: expected a label selector or node names, got "
-                            f"{type(without).__name__}")
+def selected_nodes(cluster: ClusterState, nodes: Any, argument: str = "without") -> np.ndarray:
+    """int64 rows of the nodes that ``nodes`` names: a selector (``"key=value"``, ``"key in
+    (a,b)"``) or node names, checked; errors name ``argument``."""
+    if isinstance(nodes, str):
+        return _selected_rows(cluster, nodes, argument)
+    if not isinstance(nodes, Iterable):
+        raise ArgumentError(f"{argument}: expected a label selector or node names, got "
+                            f"{type(nodes).__name__}")
     rows = []
-    for i, name in enumerate(without):
+    for i, name in enumerate(nodes):
         if not isinstance(name, str):
-            raise ArgumentError(f"without[{i}]: expected a node name, got "
+            raise ArgumentError(f"{argument}[{i}]: expected a node name, got "
                                 f"{type(name).__name__}")
         row = cluster.node_index.get(name)
         if row is None:
-            raise ArgumentError(f"without[{i}]: node {name!r} not found")
+            raise ArgumentError(f"{argument}[{i}]: node {name!r} not found")
         rows.append(int(row))
     if not rows:
-        raise ArgumentError("without: names no node")
+        raise ArgumentError(f"{argument}: names no node")
     return np.unique(np.asarray(rows, dtype=np.int64))
 
 
-def _selected_rows(cluster: ClusterState, selector: str) -> np.ndarray:
+def _selected_rows(cluster: ClusterState, selector: str, argument: str) -> np.ndarray:
     match = _SELECTOR.match(selector)
     if match is None:
-        raise ArgumentError(f"without: malformed selector {selector!r}: expected "
+        raise ArgumentError(f"{argument}: malformed selector {selector!r}: expected "
                             f"\"key=value\" or \"key in (v1,v2)\"")
     key, value, values = match.groups()
     wanted = [value] if values is None else [v.strip() for v in values.split(",") if v.strip()]
@@ -431,7 +442,7 @@ def _selected_rows(cluster: ClusterState, selector: str) -> np.ndarray:
     rows = (np.flatnonzero(np.isin(cluster.labels[:, column], ids)) if column >= 0
             else np.zeros(0, dtype=np.int64))
     if not rows.size:
-        raise ArgumentError(f"without: selector {selector!r} matches no node")
+        raise ArgumentError(f"{argument}: selector {selector!r} matches no node")
     return rows.astype(np.int64)
 
 
@@ -439,8 +450,9 @@ def _is_daemon(pod: Any) -> bool:
     return pod.controller is not None and pod.controller[1] == "DaemonSet"
 
 
-def _displace(cluster: ClusterState, removed: np.ndarray, profile: Any) -> Displacement:
-    """Remove the nodes at ``removed``; re-place their pods through the simulator."""
+def displace(cluster: ClusterState, removed: np.ndarray, profile: Any = None) -> Displacement:
+    """Remove the nodes at rows ``removed``; re-place their pods (DaemonSet pods excepted)
+    on the rest through the simulator, highest priority first, with preemption."""
     gone = np.zeros(cluster.num_nodes, dtype=np.bool_)
     gone[removed] = True
     on_gone = gone[np.asarray(cluster.pod_node)]
@@ -497,13 +509,3 @@ def _table(rows: Sequence[Usage], resources: Sequence[str], with_fits: bool) -> 
     widths = [max(len(line[j]) for line in [header, *body]) for j in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
                      for line in [header, *body])
-
-
-def _displacement_text(d: Displacement) -> str:
-    summary = (f"without {len(d.removed_nodes)} node(s): {len(d.pods)} pod(s) displaced, "
-               f"{len(d.placed)} placed, {len(d.pending)} no longer fit, "
-               f"{len(d.victims)} preempted")
-    lines = [summary]
-    lines += [f"  pending {p.pod} (from {p.from_node}): {p.reason}" for p in d.pending]
-    lines += [f"  preempted {v.pod} on {v.node} by {v.by}" for v in d.victims]
-    return "\n".join(lines)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -39,7 +39,7 @@ import numpy.typing as npt
 from ksched.api import Node, Pod
 from ksched.engine import Result, schedule_batch
 from ksched.errors import ArgumentError
-from ksched.inputs import as_cluster, as_node, as_pods, node_from_template
+from ksched.inputs import as_cluster, as_node, as_pods, check_progress, node_from_template
 from ksched.io import iter_manifests
 from ksched.planning.workloads import CONTROLLER_KINDS, expand_workloads
 from ksched.resources import pod_requests
@@ -374,7 +374,7 @@ def _effective(template: Node, daemons: Mapping[str, int], names: Sequence[str])
 
 def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node | Mapping],
          *, prices: Mapping[str, float] | None = None, max_nodes: int = 1000,
-         profile: Any = None) -> PlanReport:
+         profile: Any = None, progress: Callable[[int], None] | None = None) -> PlanReport:
     """The fewest (or, with prices, cheapest) new nodes of the given types that make every
     pending pod schedule, with the integer program's lower bound beside the verified answer.
 
@@ -397,6 +397,9 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
         The most new nodes the search adds.
     profile : Profile or SchedulerConfig, optional
         The scheduling profile of the verification (the default one when ``None``).
+    progress : callable, optional
+        ``progress(1)`` after each verifying ``schedule_batch`` of the search (e.g. a tqdm
+        ``update``).
 
     Returns
     -------
@@ -422,11 +425,12 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     planner = _Planner(as_cluster(cluster), types, _prices(prices, types),
                        _workloads(workloads), profile)
     limit = _max_nodes(max_nodes)
+    progress = check_progress(progress)
     _, pending = planner.build({})
     bound = _lower_bound(planner, pending)
     counts = {t.name: min((bound or {}).get(t.name, 0), limit) for t in types}
     order = [t.name for t in types for _ in range(counts[t.name])]
-    search = _Search(planner, limit)
+    search = _Search(planner, limit, progress)
     result, message = search.grow(counts, order)
     if not message:
         result = search.shrink(counts, order, result)
@@ -437,9 +441,11 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
 class _Search:
     """The add-then-remove search over node counts (``counts`` and ``order`` change)."""
 
-    def __init__(self, planner: _Planner, limit: int) -> None:
+    def __init__(self, planner: _Planner, limit: int,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.planner = planner
         self.limit = limit
+        self.progress = progress
         self.schedules = 0
         #: Pod key -> why it fits no type; and per probe shape, the types that take it.
         self.unfit: dict[str, Unfit] = {}
@@ -449,6 +455,8 @@ class _Search:
     def schedule(self, counts: Mapping[str, int]) -> tuple[Result, list[Pod]]:
         self.schedules += 1
         result = self.planner.run(counts)
+        if self.progress is not None:
+            self.progress(1)
         failed = [p.pod for p in result.placements if p.node is None]
         return result, [p for p in failed if p.key not in self.unfit]
 
@@ -495,14 +503,25 @@ class _Search:
         return max([1] + [-(-demand[n] // alloc[n]) for n in names if alloc[n] > 0])
 
     def _choose(self, failed: Sequence[Pod]) -> str | None:
-        """The cheapest type the first failing pod that fits some type fits on."""
+        """For the first failing pod that fits some type: the type that holds copies of it
+        at the lowest price per copy (without prices: the most copies per node), the first
+        given on a tie."""
         for pod in failed:
             fitting, reasons = self._fit(pod)
             if fitting:
-                prices = self.planner.prices
-                return min(fitting, key=lambda t: prices.get(t, 0.0)) if prices else fitting[0]
+                return min(fitting, key=lambda name: self._cost_per_copy(name, pod))
             self.unfit[pod.key] = Unfit(pod, reasons)
         return None
+
+    def _cost_per_copy(self, name: str, pod: Pod) -> float:
+        """Price (1 without prices) over the copies of ``pod`` that one new node of type
+        ``name`` holds by its allocatable less its DaemonSet pods'."""
+        ((request, _),) = _shapes([pod])
+        template = next(t for t in self.planner.types if t.name == name)
+        alloc = _effective(template, self.planner.daemon_requests(template), list(request))
+        copies = min(a // v for a, v in zip(alloc, request.values()) if v > 0)
+        price = self.planner.prices.get(name, 0.0) if self.planner.prices else 1.0
+        return price / max(copies, 1)
 
     def _fit(self, pod: Pod) -> tuple[list[str], dict[str, str]]:
         key = attrs.evolve(pod, name="probe", uid="", labels={})

@@ -122,6 +122,25 @@ def test_exclude_nodes(three):
     assert report.results[0].replicas == 8
     assert report.results[0].stop_reason == "0/2 nodes are available: 2 Insufficient cpu."
     assert report.state.node_names == ("n1", "n2")
+    assert report.displaced is None
+
+
+def test_remove_nodes_re_places_their_pods_before_counting(three):
+    """Losing zone a: the pod on n0 moves to n2 (the only node left), leaving 3 cpu there."""
+    report = capacity(three, _pod("web"), remove_nodes="zone=a")
+    assert report.state.node_names == ("n2",)
+    assert [(d.pod, d.outcome, d.node) for d in report.displaced.pods] == \
+        [("default/run", "placed", "n2")]
+    assert report.results[0].replicas == 3
+    assert report.results[0].stop_reason == "0/1 nodes are available: 1 Insufficient cpu."
+    assert capacity(three, _pod("web"), exclude_nodes=["n0", "n1"]).results[0].replicas == 4
+    assert report.to_dict()["displaced"]["removed_nodes"] == ["n0", "n1"]
+
+
+def test_remove_nodes_by_name_matches_the_selector(three):
+    by_name = capacity(three, _pod("web"), remove_nodes=["n0", "n1"])
+    assert by_name.results[0].replicas == 3
+    assert by_name.results[0].replicas_on_nodes == {"n2": 3}
 
 
 def test_static_filters_zero_a_node_and_host_ports_one_per_node():
@@ -173,6 +192,8 @@ def test_fail_counts_parses_several_reasons():
     ({"max_limit": -1}, "max_limit"), ({"max_limit": 2.5}, "max_limit"),
     ({"max_limit": True}, "max_limit"), ({"order": "random"}, "order"),
     ({"exclude_nodes": ["nope"]}, "exclude_nodes"), ({"by": ""}, "by"), ({"by": 3}, "by"),
+    ({"remove_nodes": ["nope"]}, "remove_nodes"), ({"remove_nodes": "zone=c"}, "remove_nodes"),
+    ({"remove_nodes": "zone"}, "remove_nodes"), ({"remove_nodes": 3}, "remove_nodes"),
     ({"profile": "default"}, "profile")])
 def test_bad_arguments(three, kwargs, named):
     with pytest.raises(ArgumentError, match=named):

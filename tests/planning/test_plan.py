@@ -50,6 +50,13 @@ def test_cpu_bound_three_nodes_and_two_fail() -> None:
     assert not _all_fit([m], {"m": 2}, pods)
 
 
+def test_progress_is_told_each_verifying_schedule() -> None:
+    told: list[int] = []
+    report = plan(EMPTY, _pods(10, cpu="100m", memory="3Gi"), [_node("m", "16", memory="8Gi")],
+                  progress=told.append)
+    assert told == [1] * report.schedules and report.schedules >= 2
+
+
 def test_memory_bound() -> None:
     m = _node("m", "16", memory="8Gi")
     pods = _pods(10, cpu="100m", memory="3Gi")
@@ -179,6 +186,7 @@ def test_one_node_fewer_of_a_chosen_type_does_not_schedule(cpus: list[int],
     ({"prices": {"m": -1}}, "prices['m']: expected a finite number >= 0"),
     ({"prices": [1]}, "prices: expected a mapping"),
     ({"max_nodes": -1}, "max_nodes: expected an integer >= 0"),
+    ({"progress": 3}, "progress: must be a callable"),
 ])
 def test_bad_arguments(kwargs: dict, message: str) -> None:
     args = {"node_types": [_node("m", "4")], **kwargs}

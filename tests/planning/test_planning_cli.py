@@ -21,7 +21,7 @@ ZONE = "topology.kubernetes.io/zone"
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
     folder = tmp_path_factory.mktemp("example")
-    snapshot, pending = write_example(folder)
+    snapshot, pending = write_example(folder)[:2]
     return str(snapshot), str(pending)
 
 
@@ -123,6 +123,20 @@ def test_headroom_without_node_names(example, cluster):
     assert out["total"]["nodes"] == 298
 
 
+def test_capacity_remove_nodes_equals_the_library(example, cluster, web):
+    lost = f"{ZONE}=us-east-1a"
+    expected = capacity(cluster, web, by=ZONE, remove_nodes=lost)
+    out = json.loads(_ok(["capacity", *example, "--by", ZONE, "--remove-nodes", lost,
+                          "-o", "json"]))
+    assert out["replicas"] == expected.replicas
+    assert out["templates"][0]["by"] == expected.results[0].by
+    assert "us-east-1a" not in out["templates"][0]["by"]
+    assert len(out["displaced"]["removed_nodes"]) == 100
+    names = ",".join(cluster.node_names[:2])
+    out = json.loads(_ok(["capacity", *example, "--remove-nodes", names, "-o", "json"]))
+    assert out["displaced"]["removed_nodes"] == list(cluster.node_names[:2])
+
+
 @pytest.mark.parametrize("suffix", [".png", ".svg", ".html"])
 def test_plots_are_written(example, tmp_path, suffix):
     pytest.importorskip("matplotlib")
@@ -151,6 +165,10 @@ def test_plots_are_written(example, tmp_path, suffix):
     (["capacity", "{s}", "{p}", "--plot", "{d}/x.gif"], "expected a file ending in .png"),
     (["capacity", "{s}", "{p}", "--plot", "{d}/missing/x.png"], "no such directory"),
     (["capacity", "{s}", "{d}/none.yaml"], "none.yaml"),
+    (["capacity", "{s}", "{p}", "--remove-nodes", "nope"],
+     "--remove-nodes[0]: node 'nope' not found"),
+    (["capacity", "{s}", "{p}", "--remove-nodes", "zone=nowhere"],
+     "--remove-nodes: selector 'zone=nowhere' matches no node"),
     (["headroom", "{s}", "--by", "no/such-label"], "--by: no node has label"),
     (["headroom", "{s}", "--without", "zone=nowhere"], "--without: selector 'zone=nowhere'"),
     (["headroom", "{s}", "--without", "nope"], "--without[0]: node 'nope' not found"),
