@@ -48,6 +48,7 @@ from ksched.inputs import (
     node_from_template,
 )
 from ksched.planning.headroom import Displacement, displace, selected_nodes
+from ksched.quantity import canonical
 from ksched.resources import pod_requests
 from ksched.state import ClusterState, host_ports
 
@@ -155,17 +156,20 @@ class CapacityReport:
         return out
 
     def to_cluster_capacity(self) -> dict[str, Any]:
-        """cluster-capacity's ``ClusterCapacityReview`` (its JSON field names): the templates,
-        the total replicas, the last template's stop as ``failReason``, and per template its
-        replicas per node and fail summary."""
-        last = self.results[-1].stop_reason if self.results else LIMIT_REACHED
+        """cluster-capacity's ``ClusterCapacityReview`` (``pkg/framework/report.go``, its JSON
+        field names): the templates and their requirements, the total replicas, the last
+        template's stop as ``failReason`` (split at the first colon of cluster-capacity's stop
+        reason, ``Unschedulable: <message>`` or ``LimitReached: Maximum number of pods
+        simulated: N``), and per template its replicas per node and fail summary."""
+        last = self.results[-1] if self.results else None
         return {
-            "kind": "ClusterCapacityReview", "apiVersion": "",
-            "spec": {"templates": [_template_dict(r.template) for r in self.results]},
+            "kind": "ClusterCapacityReview",
+            "spec": {"templates": [_template_dict(r.template) for r in self.results],
+                     "podRequirements": [_requirements(r.template) for r in self.results]},
             "status": {
                 "creationTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "replicas": self.replicas,
-                "failReason": _fail_reason(last),
+                "failReason": None if last is None else _fail_reason(last),
                 "pods": [{"podName": r.template.name,
                           "replicasOnNodes": [{"nodeName": n, "replicas": c}
                                               for n, c in r.replicas_on_nodes.items()],
@@ -193,14 +197,37 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _template_dict(pod: Pod) -> dict[str, Any]:
-    return {"metadata": {"name": pod.name, "namespace": pod.namespace},
-            "requests": {k: v for k, v in pod_requests(pod).items()}}
+    return {"metadata": {"name": pod.name, "namespace": pod.namespace,
+                         "labels": dict(pod.labels)}}
 
 
-def _fail_reason(stop: str) -> dict[str, str]:
-    if stop == LIMIT_REACHED:
-        return {"failType": "LimitReached", "failMessage": LIMIT_REACHED}
-    return {"failType": "Unschedulable", "failMessage": stop}
+#: cluster-capacity's ``PrimaryResources`` (the rest are ``ScalarResources``): name -> binary.
+_PRIMARY = {"cpu": False, "memory": True, "storage": True, "ephemeral-storage": True}
+
+
+def _requirements(pod: Pod) -> dict[str, Any]:
+    """cluster-capacity's ``Requirements`` of a template: its requests as quantities."""
+    requests = pod_requests(pod)
+    primary = {name: _quantity(requests.get(name, 0), binary)
+               for name, binary in _PRIMARY.items()}
+    scalar = {name: int(v) for name, v in requests.items() if name not in _PRIMARY}
+    return {"podName": pod.name,
+            "resources": {"primaryResources": primary, "scalarResources": scalar or None},
+            "nodeSelectors": dict(pod.node_selector or {}) or None}
+
+
+def _quantity(value: int, binary: bool) -> str:
+    """``Quantity.String()`` of milli-cpu (``binary`` False) or bytes."""
+    if not binary:
+        return canonical(f"{value}m")
+    return canonical(f"{value // 1024}Ki") if value % 1024 == 0 else str(value)
+
+
+def _fail_reason(result: CapacityResult) -> dict[str, str]:
+    if result.limit_reached:
+        return {"failType": "LimitReached",
+                "failMessage": f"Maximum number of pods simulated: {result.limit}"}
+    return {"failType": "Unschedulable", "failMessage": result.stop_reason}
 
 
 def fail_counts(message: str) -> dict[str, int]:

@@ -179,6 +179,15 @@ def test_reports_render(three):
                                     "failMessage": "0/3 nodes are available: 3 Insufficient cpu."}
     assert status["pods"][0]["replicasOnNodes"][0] == {"nodeName": "n0", "replicas": 3}
     assert status["pods"][0]["failSummary"] == [{"reason": "Insufficient cpu", "count": 3}]
+    assert review["spec"]["podRequirements"] == [{
+        "podName": "web", "nodeSelectors": None, "resources": {
+            "primaryResources": {"cpu": "1", "memory": "0", "storage": "0",
+                                 "ephemeral-storage": "0"}, "scalarResources": None}}]
+    limited = capacity(three, _pod("web", cpu=1500), max_limit=2).to_cluster_capacity()
+    assert limited["status"]["failReason"] == {
+        "failType": "LimitReached", "failMessage": "Maximum number of pods simulated: 2"}
+    assert limited["spec"]["podRequirements"][0]["resources"]["primaryResources"]["cpu"] == \
+        "1500m"
 
 
 def test_fail_counts_parses_several_reasons():
