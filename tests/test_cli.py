@@ -335,17 +335,17 @@ def test_outputs_are_written_only_when_the_run_succeeds(tmp_path: Path) -> None:
 
 def test_interrupts_are_quiet_and_bugs_are_not_hidden(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from ksched import cli
+    import ksched.demo
 
-    def interrupted(args):
+    def interrupted(**kw):
         raise KeyboardInterrupt
 
-    def broken(args):
+    def broken(**kw):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli, "_demo", interrupted)
+    monkeypatch.setattr(ksched.demo, "run_demo", interrupted)
     assert main(["demo"]) == 130
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(cli, "_demo", broken)
+    monkeypatch.setattr(ksched.demo, "run_demo", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["demo"])

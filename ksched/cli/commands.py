@@ -1,0 +1,280 @@
+"""The scheduling commands: ``conformance``, ``schedule``, ``explain``, ``bench``, ``simulate``,
+``demo``, ``snapshot`` and ``example``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import attrs
+
+from ksched.cli.common import (
+    CONFIG_HELP,
+    MAX_NODES,
+    MAX_PODS,
+    MAX_SCALE,
+    PERCENTAGE,
+    SEED,
+    SOURCE_HELP,
+    STDIN,
+    Inputs,
+    UsageError,
+    check_output,
+    configuration,
+    integer,
+    live_options,
+    named,
+    number,
+    written,
+)
+from ksched.errors import ArgumentError
+
+#: ``ksched simulate day-of-churn``: the generated day's length, and its run's default
+#: ``--until`` (the run stops at the end of the day, pods still running).
+DAY = 86_400.0
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from ksched import conformance
+
+    conformance.trace_files(args.paths)  # every path checked before the first case runs
+    results = []
+    for result in conformance.run(args.paths):
+        results.append(result)
+        if not (args.quiet and result.outcome == conformance.PASS):
+            print(result.line(), flush=True)
+    print(conformance.summary(results))
+    failed = any(r.outcome == conformance.FAIL or (args.strict and r.outcome == conformance.SKIP)
+                 for r in results)
+    return 1 if failed else 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    import ksched
+
+    config = configuration(args)
+    inputs = Inputs(args)
+    cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
+    pods = inputs.objects(args.pods or args.cluster).pending_pods
+    if args.pods and args.pods != args.cluster and not pods:
+        raise UsageError(f"{named(args.pods)}: no pending pods (pods without spec.nodeName)")
+    started = time.perf_counter()
+    result = ksched.schedule_batch(cluster, pods, profile=config,
+                                   percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+                                   tie_break=args.tie_break, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    if args.output == "json":
+        json.dump(result.to_records(), sys.stdout, indent=1)
+        print()
+    else:
+        for p in result.placements:
+            print(f"{p.pod.key}\t{p.node or '-'}\t{p.reason}")
+    print(f"{len(result.scheduled)} scheduled, {len(result.unschedulable)} unschedulable "
+          f"in {elapsed:.2f}s", file=sys.stderr)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import ksched
+
+    config = configuration(args)
+    inputs = Inputs(args)
+    cluster = ksched.cluster_from_objects(inputs.objects(args.cluster))
+    pods = [p for p in inputs.objects(args.pod).pending_pods
+            if not args.name or p.name == args.name]
+    if not pods:
+        called = f' named "{args.name}"' if args.name else ""
+        raise UsageError(f"no pending pod{called} in {named(args.pod)}")
+    why = ksched.explain(cluster, pods[0], profile=config,
+                         percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+    print(json.dumps(why.to_dict(), indent=1, default=list))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import ksched
+    from ksched.simulator import Simulator
+    from ksched.timeline import arrivals_at_once, day_of_churn
+
+    for path, option in ((args.log, "--log"), (args.summary, "--summary"),
+                         (args.samples, "--samples")):
+        check_output(path, option)
+    config = configuration(args)
+    inputs = Inputs(args)
+    pdbs, replicas, classes, until = (), {}, (), args.until
+    if args.cluster == "day-of-churn":
+        if args.events:
+            raise UsageError("--events: day-of-churn generates its own timeline")
+        cluster, events = day_of_churn(args.nodes or 5000, args.arrivals or 100_000,
+                                       seconds=DAY, seed=args.seed)
+        until = DAY if until is None else until
+    else:
+        if args.nodes is not None or args.arrivals is not None:
+            raise UsageError("--nodes and --arrivals apply only to day-of-churn")
+        objects = inputs.objects(args.cluster)
+        cluster = ksched.cluster_from_objects(objects)
+        pdbs, classes = objects.pod_disruption_budgets, objects.priority_classes
+        replicas = {(w.namespace, w.kind, w.name): w.replicas for w in objects.workloads
+                    if w.replicas is not None}
+        events = (inputs.events(args.events) if args.events
+                  else arrivals_at_once(objects.pending_pods))
+    simulator = Simulator(cluster, profile=config, pdbs=pdbs, replicas=replicas,
+                          priority_classes=classes,
+                          seed=args.seed, tie_break=args.tie_break,
+                          sample_every=args.sample_every)
+    result = simulator.run(events, until=until)
+    summary = json.dumps(result.summary(), indent=1) + "\n"
+    outputs = [(args.log, (json.dumps(r) + "\n" for r in result.event_log()))]
+    if args.samples:
+        outputs.append((args.samples, (json.dumps(attrs.asdict(s)) + "\n"
+                                       for s in result.samples)))
+    if args.summary:
+        outputs.append((args.summary, [summary]))
+    for path, lines in sorted(outputs, key=lambda o: o[0] in (None, STDIN)):  # files first
+        with written(path) as out:
+            out.writelines(lines)
+    if not args.summary:
+        sys.stderr.write(summary)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ksched.demo import run_demo
+
+    run_demo(nodes=args.nodes, running=args.running, pending=args.pending,
+             profile=configuration(args))
+    return 0
+
+
+def _example(args: argparse.Namespace) -> int:
+    from ksched.example import write_example
+
+    if os.path.exists(args.directory) and not os.path.isdir(args.directory):
+        raise ArgumentError(f"{args.directory}: not a directory")
+    for path in write_example(args.directory, nodes=args.nodes, running=args.running):
+        print(path)
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from ksched import bench
+    from ksched.kernels.naive_unit import unit
+
+    chosen = bench.workloads(args.workload)
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.json else None
+    config = configuration(args)
+    u_before = unit()
+    results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say, profile=config)
+               for w in chosen]
+    u = (u_before + unit()) / 2  # U on this machine, in this window (before and after)
+    if args.json:
+        print(json.dumps({"version": "v1", "dataItems": [r.data_item() for r in results],
+                          "unitPodsPerSecond": u}, indent=1))
+        return 0
+    print(f"U (naive full scan, 5,000 nodes) = {u:,.0f} pods/s on this machine")
+    print(f"{'workload':<58} {'pods/s (median)':>16} {'x U':>6} {'ns/node':>8} {'scheduled':>10}")
+    for r in results:
+        print(f"{r.workload:<58} {r.median_pods_per_second:>16,.0f} "
+              f"{r.median_pods_per_second / u:>6.2f} {r.ns_per_node:>8.1f} {r.scheduled:>10}")
+    return 0
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    from ksched.live import read_live_items, save_snapshot
+
+    check_output(args.output, "-o")
+    items = read_live_items(args.kubeconfig, args.context)
+    path = save_snapshot(items, args.output)
+    kinds: dict[str, int] = {}
+    for item in items:
+        kinds[item["kind"]] = kinds.get(item["kind"], 0) + 1
+    counts = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in kinds.items())
+    print(f"{path}: {counts or 'no objects'}", file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """The scheduling commands' parsers, on ``sub`` (argparse's subparsers)."""
+    p = sub.add_parser("conformance", help="replay recorded kube-scheduler traces")
+    p.add_argument("paths", nargs="+", help="trace files or folders of *.json.gz traces")
+    p.add_argument("--quiet", action="store_true", help="print only failures and skips")
+    p.add_argument("--strict", action="store_true", help="count unsupported cases as failures")
+    p.set_defaults(func=_conformance)
+
+    p = sub.add_parser("schedule", help="schedule pending pods onto a cluster snapshot")
+    p.add_argument("cluster", help=f"nodes and running pods ({SOURCE_HELP})")
+    live_options(p)
+    p.add_argument("pods", nargs="?", help="pending pods (default: the cluster's unbound pods)")
+    p.add_argument("--percentage-of-nodes-to-score", type=PERCENTAGE, default=None,
+                   help="0-100 (0: adaptive; default: the configuration's)")
+    p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
+    p.add_argument("--seed", type=SEED, default=None, help="random tie-break seed (>= 0)")
+    p.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    p.add_argument("--config", help=CONFIG_HELP)
+    p.set_defaults(func=_schedule)
+
+    p = sub.add_parser("explain", help="every plugin's verdict and score for one pod")
+    p.add_argument("cluster", help=f"nodes and running pods ({SOURCE_HELP})")
+    live_options(p)
+    p.add_argument("pod", help="file with the pending pod")
+    p.add_argument("--name", help="the pod's name, when the file holds several")
+    p.add_argument("--percentage-of-nodes-to-score", type=PERCENTAGE, default=None,
+                   help="0-100 (0: adaptive; default: the configuration's; 100: judge every node)")
+    p.add_argument("--config", help=CONFIG_HELP)
+    p.set_defaults(func=_explain)
+
+    p = sub.add_parser("bench", help="scheduler_perf-shaped throughput benchmarks")
+    p.add_argument("--workload", action="append",
+                   help="run the workloads whose name contains this (repeatable)")
+    p.add_argument("--rounds", type=integer(1, 1000), default=3)
+    p.add_argument("--scale", type=number(0.0, above=True, high=MAX_SCALE), default=1.0,
+                   help="shrink every workload (smoke runs)")
+    p.add_argument("--json", action="store_true",
+                   help="print upstream scheduler_perf's dataItems shape")
+    p.add_argument("--config", help=CONFIG_HELP)
+    p.set_defaults(func=_bench)
+
+    p = sub.add_parser("simulate", help="run the scheduler over a timeline of cluster events")
+    p.add_argument("cluster", help="nodes, running pods, PriorityClasses, PDBs (file, folder or "
+                                   "-), or 'day-of-churn' for a generated day")
+    live_options(p)
+    p.add_argument("--events", help="timeline: JSON lines / JSON / YAML list of events, or - "
+                                    "(default: the cluster's pending pods, created at time 0)")
+    p.add_argument("--until", type=number(0.0), default=None,
+                   help="stop at this virtual second (day-of-churn: 86400, the day's end)")
+    p.add_argument("--log", help="write the event log (JSON lines) here (default: stdout)")
+    p.add_argument("--summary", help="write the summary (JSON) here (default: stderr)")
+    p.add_argument("--samples", help="write queue lengths and utilisation over time here")
+    p.add_argument("--sample-every", type=number(0.0, above=True), default=60.0,
+                   help="virtual seconds (> 0)")
+    p.add_argument("--tie-break", choices=("round-robin", "random"), default="round-robin")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--nodes", type=integer(1, MAX_NODES), default=None,
+                   help="day-of-churn: nodes (default 5000)")
+    p.add_argument("--arrivals", type=integer(1, MAX_PODS), default=None,
+                   help="day-of-churn: pods (default 100000)")
+    p.add_argument("--config", help=CONFIG_HELP)
+    p.set_defaults(func=_simulate)
+
+    p = sub.add_parser("demo", help="schedule a SchedulingBasic-shaped cluster end to end")
+    p.add_argument("--nodes", type=integer(1, MAX_NODES), default=5000)
+    p.add_argument("--running", type=integer(0, MAX_PODS), default=1000)
+    p.add_argument("--pending", type=integer(1, MAX_PODS), default=10000)
+    p.add_argument("--config", help=CONFIG_HELP)
+    p.set_defaults(func=_demo)
+
+    p = sub.add_parser("snapshot", help="save a live cluster's objects for offline analysis")
+    live_options(p)
+    p.add_argument("-o", "--output", required=True,
+                   help="the snapshot file (a v1 List; gzip-compressed when it ends in .gz)")
+    p.set_defaults(func=_snapshot)
+
+    p = sub.add_parser("example", help="write a small snapshot.json and pending.yaml to try")
+    p.add_argument("directory", help="where to write them (created if missing)")
+    p.add_argument("--nodes", type=integer(1, MAX_NODES), default=300)
+    p.add_argument("--running", type=integer(0, MAX_PODS), default=2000)
+    p.set_defaults(func=_example)
