@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._intmath import go_round
 from ._jit import jit
 
 #: Bit of a fit code: the node already runs ``allocatable[pods]`` pods.
@@ -21,34 +22,63 @@ LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO = 0, 1, 2
 FROM_REQUESTED, FROM_NONZERO_CPU, FROM_NONZERO_MEMORY = 0, 1, 2
 
 
+@jit(inline="always")
+def fit_code(allocatable, requested, node, pod_request, checked, pods_column, count_only,
+             missing, first_only, delta, with_delta, extra, with_extra):
+    """``fitsRequest`` on one node: 0 when the pod fits, else why not (a fit code).
+
+    The node's requests are ``requested[node]``, plus ``delta`` when ``with_delta`` (pods
+    removed or added on a copy of its NodeInfo) and plus ``extra[node]`` when ``with_extra``
+    (its nominated pods). ``pod_request`` : int64[n_resources] the pod's effective requests;
+    ``checked`` : int64[m] the columns to check (requested, not ignored, not the pod count);
+    ``pods_column`` : the column of pod counts; ``count_only`` : the pod requests nothing, so
+    only the pod count matters; ``missing`` : the bits of requested resources no node has.
+    Code bits: 0 too many pods, ``1 + j`` column ``checked[j]`` insufficient, 62 some
+    insufficient resource exceeds even the empty node. With ``first_only`` the code is
+    returned at the first failure (callers that only ask whether the pod fits).
+    Callers pass ``first_only``, ``with_delta`` and ``with_extra`` as constants, which the
+    compiler folds away with this function inlined.
+    """
+    code = np.int64(missing)
+    if first_only and code != 0:
+        return code
+    used = requested[node, pods_column]
+    if with_delta:
+        used += delta[pods_column]
+    if with_extra:
+        used += extra[node, pods_column]
+    if used + 1 > allocatable[node, pods_column]:
+        code |= TOO_MANY_PODS
+        if first_only:
+            return code
+    if not count_only:
+        for j in range(checked.shape[0]):
+            col = checked[j]
+            want = pod_request[col]
+            used = requested[node, col]
+            if with_delta:
+                used += delta[col]
+            if with_extra:
+                used += extra[node, col]
+            if want > 0 and want > allocatable[node, col] - used:
+                code |= np.int64(1) << np.int64(1 + j)
+                if want > allocatable[node, col]:
+                    code |= UNRESOLVABLE
+                if first_only:
+                    return code
+    return code
+
+
 @jit
 def fit_codes(allocatable, requested, nodes, pod_request, checked, pods_column, pod_count_only):
-    """Why each node cannot take the pod: 0 if it fits.
+    """:func:`fit_code` of each node in ``nodes`` (int64[n]): int64[n], 0 where the pod fits.
 
-    allocatable, requested : int64[n_nodes, n_resources]
-    nodes : int64[n] node rows to judge
-    pod_request : int64[n_resources] the pod's effective requests
-    checked : int64[m] resource columns to check (cpu, memory, storage, scalars)
-    pods_column : the column holding pod counts
-    pod_count_only : the pod requests nothing, so only the pod count matters
-    Returns int64[n]: bit 0 = too many pods, bit ``1 + j`` = ``checked[j]`` insufficient,
-    bit 62 = some insufficient resource is larger than the node's allocatable.
+    allocatable, requested : int64[n_nodes, n_resources]; see :func:`fit_code` for the rest.
     """
     out = np.zeros(nodes.shape[0], dtype=np.int64)
     for i in range(nodes.shape[0]):
-        node = nodes[i]
-        code = np.int64(0)
-        if requested[node, pods_column] + 1 > allocatable[node, pods_column]:
-            code |= TOO_MANY_PODS
-        if not pod_count_only:
-            for j in range(checked.shape[0]):
-                col = checked[j]
-                want = pod_request[col]
-                if want > 0 and want > allocatable[node, col] - requested[node, col]:
-                    code |= np.int64(1) << np.int64(1 + j)
-                    if want > allocatable[node, col]:
-                        code |= UNRESOLVABLE
-        out[i] = code
+        out[i] = fit_code(allocatable, requested, nodes[i], pod_request, checked, pods_column,
+                          pod_count_only, 0, False, pod_request, False, requested, False)
     return out
 
 
@@ -64,13 +94,6 @@ def _broken_linear(shape_x, shape_y, p):
             q = abs(num) // den
             return shape_y[k - 1] + (q if num >= 0 else -q)
     return shape_y[shape_y.shape[0] - 1]
-
-
-@jit
-def _round_half_away(x):
-    """Go's ``math.Round`` for x >= 0: halves round up."""
-    whole = np.floor(x)
-    return np.int64(whole + 1.0 if x - whole >= 0.5 else whole)
 
 
 @jit
@@ -105,7 +128,7 @@ def resource_allocation_score(strategy, allocatable, requested, nonzero, node, c
     if weight_sum == 0:
         return np.int64(0)
     if strategy == REQUESTED_TO_CAPACITY_RATIO:
-        return _round_half_away(np.float64(total) / np.float64(weight_sum))
+        return go_round(np.float64(total) / np.float64(weight_sum))
     return total // weight_sum
 
 

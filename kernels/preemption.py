@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .node_resources_fit import TOO_MANY_PODS, UNRESOLVABLE
+from .node_resources_fit import UNRESOLVABLE, fit_code
 
 #: What the dry run found on a node.
 CANDIDATE, NO_VICTIMS, FIT_FAILURE, NO_VICTIM_LEFT = 0, 1, 2, 3
@@ -34,27 +34,12 @@ CANDIDATE, NO_VICTIMS, FIT_FAILURE, NO_VICTIM_LEFT = 0, 1, 2, 3
 @jit(inline="always")
 def _fit_code(allocatable, requested, node, delta, extra, nominated, pod_request, checked,
               pods_column, count_only, missing):
-    """``fit_codes`` of one node whose requests changed by ``delta`` (and by ``extra[node]``,
-    its nominated pods' requests, when ``nominated``): 0 when the pod fits. ``extra`` is the
-    2-d array, indexed here: row views in the walk's inner loop cost."""
-    code = missing
-    used = requested[node, pods_column] + delta[pods_column]
-    if nominated:
-        used += extra[node, pods_column]
-    if used + 1 > allocatable[node, pods_column]:
-        code |= TOO_MANY_PODS
-    if not count_only:
-        for j in range(checked.shape[0]):
-            col = checked[j]
-            want = pod_request[col]
-            used = requested[node, col] + delta[col]
-            if nominated:
-                used += extra[node, col]
-            if want > 0 and want > allocatable[node, col] - used:
-                code |= np.int64(1) << np.int64(1 + j)
-                if want > allocatable[node, col]:
-                    code |= UNRESOLVABLE
-    return code
+    """:func:`~ksched.kernels.node_resources_fit.fit_code` of one node whose requests changed
+    by ``delta`` (and by ``extra[node]``, its nominated pods' requests, when ``nominated``):
+    0 when the pod fits. ``extra`` is the 2-d array, indexed there: row views in the walk's
+    inner loop cost."""
+    return fit_code(allocatable, requested, node, pod_request, checked, pods_column, count_only,
+                    missing, False, delta, True, extra, nominated)
 
 
 @jit(inline="always")
@@ -206,6 +191,42 @@ def _sort_by_importance(order, priority, start):
         order[j] = s
 
 
+#: ``MaxInt32 + 1``: shifts every priority to a non-negative number before summing.
+_PRIORITY_SHIFT = np.int64(2147483648)
+#: A key before any candidate was seen.
+_NO_KEY = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), 0.0)
+
+
+@jit(inline="always")
+def _candidate_key(start, end, violations, victim_priority, victim_start):
+    """``pickOneNodeForPreemption``'s criteria of one candidate, each smaller-is-better:
+    PDB violations, the top victim's priority, the sum of the victims' shifted priorities,
+    the number of victims, and minus the earliest start among the top-priority victims."""
+    first = victim_priority[start]
+    total = np.int64(0)
+    high = first
+    for k in range(start, end):
+        total += victim_priority[k] + _PRIORITY_SHIFT
+        high = max(high, victim_priority[k])
+    earliest = np.inf
+    for k in range(start, end):
+        if victim_priority[k] == high:
+            earliest = min(earliest, victim_start[k])
+    return np.int64(violations), first, total, np.int64(end - start), -earliest
+
+
+@jit(inline="always")
+def _compare_keys(a, b):
+    """-1, 0 or 1 as candidate key ``a`` is better than, as good as, or worse than ``b``
+    (the criteria in order: the first that differs decides)."""
+    for x, y in ((a[0], b[0]), (a[1], b[1]), (a[2], b[2]), (a[3], b[3])):
+        if x != y:
+            return -1 if x < y else 1
+    if a[4] != b[4]:
+        return -1 if a[4] < b[4] else 1
+    return 0
+
+
 @jit
 def pick_candidate(starts, ends, violations, victim_priority, victim_start, name_rank):
     """``pickOneNodeForPreemption`` over candidates ``c`` with victims ``starts[c]:ends[c]``
@@ -215,54 +236,22 @@ def pick_candidate(starts, ends, violations, victim_priority, victim_start, name
     victims. Returns whether each candidate is still tied after the five criteria, and the
     tied candidate with the smallest ``name_rank``."""
     n = starts.shape[0]
-    exact = np.empty((n, 4), dtype=np.int64)
-    earliest = np.empty(n, dtype=np.float64)
+    best, best_key = -1, _NO_KEY
     for c in range(n):
-        total = np.int64(0)
-        high = victim_priority[starts[c]]
-        for k in range(starts[c], ends[c]):
-            total += victim_priority[k] + np.int64(2147483648)
-            high = max(high, victim_priority[k])
-        first = np.inf
-        for k in range(starts[c], ends[c]):
-            if victim_priority[k] == high:
-                first = min(first, victim_start[k])
-        exact[c, 0] = -violations[c]
-        exact[c, 1] = -victim_priority[starts[c]]
-        exact[c, 2] = -total
-        exact[c, 3] = -(ends[c] - starts[c])
-        earliest[c] = first
-    tied = np.ones(n, dtype=np.bool_)
-    remaining = n
-    for criterion in range(5):
-        if remaining <= 1:
-            break
-        best_int = np.int64(0)
-        best_float = 0.0
-        seen = False
-        for c in range(n):
-            if tied[c]:
-                if criterion < 4 and (not seen or exact[c, criterion] > best_int):
-                    best_int = exact[c, criterion]
-                elif criterion == 4 and (not seen or earliest[c] > best_float):
-                    best_float = earliest[c]
-                seen = True
-        remaining = 0
-        for c in range(n):
-            if tied[c]:
-                tied[c] = (exact[c, criterion] == best_int if criterion < 4
-                           else earliest[c] == best_float)
-                remaining += tied[c]
-    best = -1
+        key = _candidate_key(starts[c], ends[c], violations[c], victim_priority, victim_start)
+        order = _compare_keys(key, best_key)
+        if best < 0 or order < 0 or (order == 0 and name_rank[c] < name_rank[best]):
+            best, best_key = c, key
+    tied = np.zeros(n, dtype=np.bool_)
     for c in range(n):
-        if tied[c] and (best < 0 or name_rank[c] < name_rank[best]):
-            best = c
+        key = _candidate_key(starts[c], ends[c], violations[c], victim_priority, victim_start)
+        tied[c] = _compare_keys(key, best_key) == 0
     return tied, best
 
 
 @jit
 def discard_slot(slots, priority, start, request, counts, stamp, node, serial):
-    """A pod left ``node`` in the bound pods' table (see :class:`ksched.engine.PodTable`):
+    """A pod left ``node`` in the bound pods' table (see :class:`ksched.cache.PodTable`):
     the node's last pod takes its slot (``NodeInfo.RemovePod``'s order)."""
     last = counts[node] - 1
     at = 0
@@ -282,41 +271,18 @@ def discard_slot(slots, priority, start, request, counts, stamp, node, serial):
 @jit
 def best_candidate(tried, kinds, nodes, indptr, victim_priority, victim_start, name_rank):
     """:func:`pick_candidate` over the candidates among the first ``tried`` outcomes of
-    :func:`dry_run` (none with PDB violations; ``name_rank`` per node row), in one pass: its
-    criteria filtered in turn keep the lexicographic best. Returns the position of the one
-    picked, -1 when there is none."""
-    best = -1
-    best_first, best_total, best_count, best_earliest = 0, 0, 0, 0.0
+    :func:`dry_run` (none with PDB violations; ``name_rank`` per node row), in one pass.
+    Returns the position of the one picked, -1 when there is none."""
+    best, best_key = -1, _NO_KEY
     for i in range(tried):
         if kinds[i] != CANDIDATE:
             continue
-        start, end = indptr[i], indptr[i + 1]
-        first = victim_priority[start]
-        total = np.int64(0)
-        high = first
-        for k in range(start, end):
-            total += victim_priority[k] + np.int64(2147483648)
-            high = max(high, victim_priority[k])
-        earliest = np.inf
-        for k in range(start, end):
-            if victim_priority[k] == high:
-                earliest = min(earliest, victim_start[k])
-        count = end - start
+        key = _candidate_key(indptr[i], indptr[i + 1], 0, victim_priority, victim_start)
         if best >= 0:
-            if first != best_first:
-                better = first < best_first
-            elif total != best_total:
-                better = total < best_total
-            elif count != best_count:
-                better = count < best_count
-            elif earliest != best_earliest:
-                better = earliest > best_earliest
-            else:
-                better = name_rank[nodes[i]] < name_rank[nodes[best]]
-            if not better:
+            order = _compare_keys(key, best_key)
+            if order > 0 or (order == 0 and name_rank[nodes[i]] >= name_rank[nodes[best]]):
                 continue
-        best = i
-        best_first, best_total, best_count, best_earliest = first, total, count, earliest
+        best, best_key = i, key
     return best
 
 
@@ -366,19 +332,8 @@ def nominated_fit_failures(walk, passed, mask, allocatable, requested, added, po
         node = walk[i]
         if not (passed[i] and mask[node]):
             continue
-        code = missing
-        if requested[node, pods_column] + added[node, pods_column] + 1 > \
-                allocatable[node, pods_column]:
-            code |= TOO_MANY_PODS
-        if not count_only:
-            for j in range(checked.shape[0]):
-                col = checked[j]
-                want = pod_request[col]
-                if want > 0 and want > allocatable[node, col] - (requested[node, col]
-                                                                 + added[node, col]):
-                    code |= np.int64(1) << np.int64(1 + j)
-                    if want > allocatable[node, col]:
-                        code |= UNRESOLVABLE
+        code = fit_code(allocatable, requested, node, pod_request, checked, pods_column,
+                        count_only, missing, False, pod_request, False, added, True)
         if code != 0:
             out_at[count] = i
             out_code[count] = code

@@ -18,6 +18,7 @@ def warmup() -> float:
         node_resources_fit,
         normalize,
         preemption,
+        select,
         taint_toleration,
     )
 
@@ -48,6 +49,9 @@ def warmup() -> float:
     image_locality.image_locality_scores(np.zeros(2, i64), np.zeros(0, i32), empty, empty, nodes,
                                          empty, 1, 23, 1000)
     normalize.default_normalize_score(np.ones(2, i64), 100, True)
+    select.num_feasible_nodes_to_find(0, 1000)
+    select.select_host(np.ones(2, i64), 0, np.zeros(1, i64), np.zeros(5, i64))
+    _warm_counts()
     _warm_preemption(preemption)
     json_scan.scan(b'{"items": [{"kind": "Pod"}]}', 100)  # the loader's item scan
     return time.perf_counter() - started
@@ -87,3 +91,22 @@ def _warm_preemption(preemption) -> None:
                             cols, False, i64(0), flag, extra, kinds, codes)
     scratch = [np.zeros(1, i64) for _ in range(4)]
     preemption.walk_failures(nodes, kinds, codes, 1, nodes, 0, *scratch)
+
+
+def _warm_counts() -> None:
+    """The topology spread and inter-pod affinity kernels, on one node and one constraint."""
+    from . import inter_pod_affinity, pod_topology_spread
+
+    i64 = np.int64
+    nodes, labels = np.zeros(1, i64), np.zeros((1, 1), np.int32)
+    entries, counts = np.array([[0, 1, 1, 1]], i64), np.zeros((1, 2), i64)
+    minimum = pod_topology_spread.spread_minimums(entries, np.array([0, 1], i64), nodes, counts)
+    pod_topology_spread.spread_filter_codes(nodes, entries, minimum, labels, nodes, counts)
+    pod_topology_spread.normalize_spread_scores(
+        pod_topology_spread.round_scores(np.ones(1)), np.zeros(1, np.bool_))
+    pod_topology_spread.spread_scores(nodes, np.zeros((1, 3), i64), True, labels, nodes, nodes,
+                                      counts, -1, 1, np.zeros(2, np.bool_))
+    terms, rows = np.zeros((1, 2), i64), np.zeros((1, 2), i64)
+    inter_pod_affinity.pod_affinity_codes(nodes, terms, terms, terms, False, labels, rows)
+    inter_pod_affinity.normalize_pod_affinity_scores(
+        inter_pod_affinity.pod_affinity_scores(nodes, terms, labels, rows))

@@ -13,16 +13,23 @@ from ksched.api import (
     Container,
     ContainerImage,
     ContainerPort,
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
     Namespace,
     Node,
     NodeAffinity,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    StorageClass,
     Taint,
     Toleration,
+    Volume,
     Workload,
 )
 from ksched.config import SchedulerConfig, load_config
@@ -50,17 +57,17 @@ from ksched.profile import Profile, default_profile
 from ksched.queue import SchedulingQueue
 from ksched.simulator import Event, SimulationResult, Simulator
 from ksched.state import ClusterState, check_unique
+from ksched.storage_listers import StorageObjects
+from ksched.sweep import Scenario, SweepResult, sweep
 
 #: The columnar cluster (``ClusterState``) under the name users look for.
 Cluster = ClusterState
 
 
 def cluster_from_objects(objects: Objects) -> ClusterState:
-    """The cluster of parsed objects: nodes, the pods bound to them, namespaces, workloads."""
-    return ClusterState.from_records(
-        objects.nodes, objects.bound_pods,
-        namespaces={ns.name: ns.labels for ns in objects.namespaces},
-        objects={"workloads": objects.workloads})
+    """The cluster of parsed objects: nodes, the pods bound to them, namespaces, workloads,
+    storage objects."""
+    return ClusterState.from_objects(objects)
 
 
 def load_cluster(source: Any = None, *, kubeconfig: Any = None,
@@ -108,13 +115,17 @@ def load_pods(source: Any) -> tuple[Pod, ...]:
 
 
 __all__ = [
-    "ArgumentError", "CapacityReport", "Cluster", "ClusterAccessError", "ClusterState",
-    "ConfigError", "Container", "ContainerImage", "ContainerPort", "Event", "Explanation",
+    "ArgumentError", "CSIDriver", "CSINode", "CSIStorageCapacity", "CapacityReport", "Cluster",
+    "ClusterAccessError", "ClusterState", "ConfigError", "Container", "ContainerImage",
+    "ContainerPort", "Event", "Explanation", "PersistentVolume", "PersistentVolumeClaim",
+    "StorageClass", "StorageObjects", "Volume",
     "HeadroomReport", "InvalidObjectError", "KschedError", "Namespace", "Node", "NodeAffinity",
     "NodeSelectorRequirement", "NodeSelectorTerm", "Objects", "Placement", "PlanReport", "Pod",
     "PodDisruptionBudget", "PriorityClass", "Profile", "Result", "SchedulerConfig",
-    "SchedulingQueue", "SimulationResult", "Simulator", "Taint", "Toleration",
+    "Scenario", "SchedulingQueue", "SimulationResult", "Simulator", "SweepResult", "Taint",
+    "Toleration",
     "UnsupportedFeatureError", "Workload", "admit_priorities", "capacity",
     "cluster_from_objects", "default_profile", "expand", "explain", "headroom", "load_cluster",
-    "load_config", "load_pods", "plan", "read_objects", "schedule_batch", "warmup",
+    "load_config", "load_pods", "plan", "read_objects", "schedule_batch", "sweep",
+    "warmup",
 ]

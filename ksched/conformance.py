@@ -23,7 +23,8 @@ from ksched.engine import Assumer
 from ksched.errors import ConfigError, InvalidObjectError, KschedError, UnsupportedFeatureError
 from ksched.api import Pod, parse_time
 from ksched.disruption import pdb_status
-from ksched.framework.interfaces import Cycle, Handle
+from ksched.compiled_preemption import preemption_handle
+from ksched.framework.interfaces import Cycle
 from ksched.framework.runtime import Framework, ScheduleResult
 from ksched.io import read_objects
 from ksched.profile import default_profile
@@ -139,6 +140,11 @@ def _frameworks(trace: Mapping[str, Any]) -> tuple[dict[str, Framework], int] | 
             config.percentage_of_nodes_to_score)
 
 
+#: The trace inputs holding storage objects (the volume plugins read them).
+_STORAGE_INPUTS = ("persistent_volumes", "persistent_volume_claims", "storage_classes",
+                   "csi_nodes", "csi_drivers", "csi_storage_capacities")
+
+
 def _replay(trace: Mapping[str, Any]) -> int:
     inputs = trace["input"]
     configured = _frameworks(trace)
@@ -150,7 +156,8 @@ def _replay(trace: Mapping[str, Any]) -> int:
         + list(inputs.get("namespaces", [])) + list(inputs.get("priority_classes", []))
         + list(inputs.get("pod_disruption_budgets", []))
         + [o for key in ("services", "replica_sets", "stateful_sets", "replication_controllers")
-           for o in inputs.get(key, [])])
+           for o in inputs.get(key, [])]
+        + [o for key in _STORAGE_INPUTS for o in inputs.get(key, [])])
     pending = {(p.namespace, p.name): p
                for p in read_objects(list(inputs["pending_pods"])
                                      + list(inputs.get("priority_classes", []))).pods}
@@ -213,8 +220,8 @@ class _Preemptions:
         returns the pod as the next attempt sees it (nominated)."""
         want = expected["postfilter"]
         pod, state = got.pod, self.assumer.state
-        handle = Handle(framework, nominated=self.nominated, pdbs=tuple(self.pdbs),
-                        node_pods=self.assumer.rows_on)
+        handle = preemption_handle(framework, self.assumer, nominated=self.nominated,
+                                   pdbs=self.pdbs)
         result, status = framework.run_post_filter(Cycle(state, pod), got, handle)
         key = pod.key
         _same(f"{key}: PostFilter status", (status.code.upstream_name, status.plugin,

@@ -8,10 +8,11 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
-from ksched.engine import Assumer, Options
+from ksched.cache import Assumer
+from ksched.engine import Options
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.registry import Registry
-from ksched.framework.runtime import ScheduleResult
+from ksched.framework.schedule_one import ScheduleResult
 from ksched.inputs import as_cluster, as_pods, check_not_running
 from ksched.profile import Profile
 from ksched.state import ClusterState

@@ -11,7 +11,8 @@ Accepted everywhere a "source" is taken:
 - a path to a directory: every ``.json``, ``.yaml``, ``.yml`` file in it (optionally
   ``.gz``), sorted by name, not recursively; a directory with none is an error;
 - a dict in the wire format, or a list of such dicts;
-- kubernetes-client model objects (``V1Node``, ``V1Pod``, ``V1PodList``, ...).
+- kubernetes-client model objects (``V1Node``, ``V1Pod``, ``V1PodList``, ...), and the
+  snake_case dicts of their ``to_dict()`` (each read as its kind's model: ``V1<kind>``).
 
 Unreadable input is refused with an :class:`~ksched.errors.InvalidObjectError` that names the
 file and, for bad syntax, the line: missing files, unreadable or binary ones, text that is
@@ -24,7 +25,6 @@ timestamps and dates stay strings), a key given twice is refused.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import errno
 import gc
 import io
@@ -41,15 +41,23 @@ import attrs
 
 from ksched.api import (
     SELECTING_KINDS,
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
     ManifestMemo,
     Namespace,
     Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    StorageClass,
     Workload,
 )
+from ksched.client_wire import is_client_model, to_wire, wire_form
 from ksched.errors import ArgumentError, InvalidObjectError
+from ksched.storage_listers import EMPTY_STORAGE, StorageObjects
 from ksched.stream import PLAIN_VALUES, json_documents, line_column
 from ksched.yamlio import LoadError, load_yaml
 
@@ -70,25 +78,57 @@ class Objects:
     workloads: tuple[Workload, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     pod_disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
+    persistent_volumes: tuple[PersistentVolume, ...] = ()
+    persistent_volume_claims: tuple[PersistentVolumeClaim, ...] = ()
+    storage_classes: tuple[StorageClass, ...] = ()
+    csi_nodes: tuple[CSINode, ...] = ()
+    csi_drivers: tuple[CSIDriver, ...] = ()
+    csi_storage_capacities: tuple[CSIStorageCapacity, ...] = ()
 
     @property
     def bound_pods(self) -> tuple[Pod, ...]:
         return tuple(p for p in self.pods if p.node_name)
 
     @property
+    def storage(self) -> StorageObjects:
+        """The storage objects, with their lookups (a name given twice is refused)."""
+        found = [getattr(self, field) for field in _STORAGE_FIELDS]
+        return StorageObjects(*found) if any(found) else EMPTY_STORAGE
+
+    @property
     def pending_pods(self) -> tuple[Pod, ...]:
         return tuple(p for p in self.pods if not p.node_name and not p.terminal)
 
 
+#: The storage fields of :class:`Objects`, in :class:`StorageObjects`' order.
+_STORAGE_FIELDS = ("persistent_volumes", "persistent_volume_claims", "storage_classes",
+                   "csi_nodes", "csi_drivers", "csi_storage_capacities")
+#: Kind -> (the :class:`Objects` field its objects go to, the reader of one object).
+_READ_AS = {
+    "Namespace": ("namespaces", Namespace.from_manifest),
+    **{kind: ("workloads", Workload.from_manifest) for kind in SELECTING_KINDS},
+    "PriorityClass": ("priority_classes", PriorityClass.from_manifest),
+    "PodDisruptionBudget": ("pod_disruption_budgets", PodDisruptionBudget.from_manifest),
+    "PersistentVolume": ("persistent_volumes", PersistentVolume.from_manifest),
+    "PersistentVolumeClaim": ("persistent_volume_claims", PersistentVolumeClaim.from_manifest),
+    "StorageClass": ("storage_classes", StorageClass.from_manifest),
+    "CSINode": ("csi_nodes", CSINode.from_manifest),
+    "CSIDriver": ("csi_drivers", CSIDriver.from_manifest),
+    "CSIStorageCapacity": ("csi_storage_capacities", CSIStorageCapacity.from_manifest),
+}
+
+
 def read_objects(source: Any) -> Objects:
     """Parse every Node, Pod, Namespace, Service, ReplicaSet, StatefulSet,
-    ReplicationController, PriorityClass and PodDisruptionBudget of ``source``; other kinds
-    are ignored. Pods go through :func:`admit_priorities` with the source's PriorityClasses."""
-    nodes, pods, namespaces, workloads, classes, pdbs = [], [], [], [], [], []
+    ReplicationController, PriorityClass, PodDisruptionBudget, PersistentVolume,
+    PersistentVolumeClaim, StorageClass, CSINode, CSIDriver and CSIStorageCapacity of
+    ``source``; other kinds are ignored. Pods go through :func:`admit_priorities` with the
+    source's PriorityClasses."""
+    found: dict[str, list] = {field.name: [] for field in attrs.fields(Objects)}
     with _collector_paused():
-        _read_into(source, nodes, pods, namespaces, workloads, classes, pdbs)
-    return Objects(tuple(nodes), admit_priorities(pods, classes), tuple(namespaces),
-                   tuple(workloads), tuple(classes), tuple(pdbs))
+        _read_into(source, found)
+    found["pods"] = admit_priorities(found["pods"], found["priority_classes"])
+    return Objects(**{field: tuple(items) for field, items in found.items()})
 
 
 @contextlib.contextmanager
@@ -109,27 +149,33 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_into(source: Any, nodes: list, pods: list, namespaces: list, workloads: list,
-               classes: list, pdbs: list) -> None:
-    """Nodes and pods parsed from JSON text are read through one :class:`ManifestMemo`
-    (the parts they repeat read once); those given as dicts, or read from YAML, afresh."""
+def _read_into(source: Any, found: dict[str, list]) -> None:
+    """Every object of ``source`` read into the list of its :class:`Objects` field. Nodes and
+    pods parsed from JSON text are read through one :class:`ManifestMemo` (the parts they
+    repeat read once); those given as dicts, or read from YAML, afresh; a snake_case dict
+    (a client model's ``to_dict()``) is renamed to the wire form first."""
     memo = ManifestMemo()
+    nodes, pods = found["nodes"], found["pods"]
     for obj, plain in _sourced(source):
         kind = obj.get("kind")
         if not isinstance(kind, str):  # no kind: ignored (a kind of another type: refused)
             continue
-        if kind == "Node":
-            nodes.append(memo.node(obj) if plain else Node.from_manifest(obj))
-        elif kind == "Pod":
-            pods.append(memo.pod(obj) if plain else Pod.from_manifest(obj))
-        elif kind == "Namespace":
-            namespaces.append(Namespace.from_manifest(obj))
-        elif kind in SELECTING_KINDS:
-            workloads.append(Workload.from_manifest(obj))
-        elif kind == "PriorityClass":
-            classes.append(PriorityClass.from_manifest(obj))
-        elif kind == "PodDisruptionBudget":
-            pdbs.append(PodDisruptionBudget.from_manifest(obj))
+        if plain:
+            if kind == "Pod":
+                pods.append(memo.pod(obj))
+                continue
+            if kind == "Node":
+                nodes.append(memo.node(obj))
+                continue
+        elif kind in _READ_AS or kind in ("Pod", "Node"):
+            obj = wire_form(obj, kind)
+        if kind == "Pod":
+            pods.append(Pod.from_manifest(obj))
+        elif kind == "Node":
+            nodes.append(Node.from_manifest(obj))
+        elif kind in _READ_AS:
+            field, read = _READ_AS[kind]
+            found[field].append(read(obj))
 
 
 _TYPE_NAMES = {dict: "an object", list: "a list", bool: "a boolean", int: "an integer",
@@ -220,7 +266,7 @@ def _sourced(source: Any) -> Iterator[_Sourced]:
         except RecursionError:
             raise InvalidObjectError("input", "", "nested too deeply") from None
         yield from _given(_flatten(wire))
-    elif _is_client_model(source):
+    elif is_client_model(source):
         wire = to_wire(source)
         kind = _model_kind(source)
         if kind:
@@ -485,7 +531,7 @@ def _list_items(kind: Any, items: Iterable[Any], path: str) -> Iterator[tuple[st
     (``PodList``) given to items that lack one."""
     prefix = f"{path}.items" if path else "items"
     for i, item in enumerate(items):
-        if _is_client_model(item):
+        if is_client_model(item):
             item = to_wire(item)
         if isinstance(item, Mapping) and "kind" not in item and kind and kind != "List":
             item = {**item, "kind": str(kind).removesuffix("List")}
@@ -503,27 +549,5 @@ def _model_kind(obj: Any) -> str | None:
     return match["kind"] if match else None
 
 
-def _is_client_model(obj: Any) -> bool:
-    return hasattr(obj, "openapi_types") and hasattr(obj, "attribute_map")
-
-
-#: Whether an object is a kubernetes-client model (``V1Pod``, ...): :mod:`ksched.inputs` asks.
-is_client_model = _is_client_model
-
-
-def to_wire(obj: Any) -> Any:
-    """A kubernetes-client model (or anything holding them) as wire-format JSON values."""
-    if _is_client_model(obj):
-        out = {}
-        for attr, wire_name in obj.attribute_map.items():
-            value = getattr(obj, attr)
-            if value is not None:
-                out[wire_name] = to_wire(value)
-        return out
-    if isinstance(obj, Mapping):
-        return {k: to_wire(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_wire(v) for v in obj]
-    if isinstance(obj, datetime.datetime | datetime.date):
-        return obj.isoformat()
-    return obj
+__all__ = ["BUILTIN_PRIORITY_CLASSES", "MissingFileError", "Objects", "admit_priorities",
+           "is_client_model", "iter_manifests", "read_objects", "to_wire"]

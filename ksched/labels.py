@@ -5,53 +5,92 @@
 first failing requirement's errors. Node-affinity terms that fail ``NewRequirement`` match
 nothing; pod-affinity and topology-spread selectors that fail report the error text
 (:func:`label_selector_error`) as the scheduler's plugins do.
+
+The selector operators (:data:`NODE_SELECTOR_OPERATORS`, :data:`LABEL_SELECTOR_OPERATORS`) and
+what each matches (:func:`requirements_match`) are defined here once, for the records, the
+manifest reader, the configuration loader and the plugins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ksched.api import LabelSelector
-from ksched.state import parse_go_int
-from ksched.validation import FieldError, aggregate, go_quote, invalid, is_label_key, is_label_value
+from ksched.validation import (
+    FieldError,
+    aggregate,
+    child,
+    go_quote,
+    invalid,
+    is_label_key,
+    is_label_value,
+    parse_go_int,
+)
+
+if TYPE_CHECKING:
+    from ksched.api import LabelSelector
 
 #: ``selection.Operator`` values (``apimachinery/pkg/selection``).
 EQUALS, IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GREATER_THAN, LESS_THAN = (
     "=", "in", "notin", "exists", "!", "gt", "lt")
-#: The ``selection.Operator`` of each API operator name (``LabelSelectorOperator`` and
-#: ``NodeSelectorOperator``).
-_API_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST,
-                  "Gt": GREATER_THAN, "Lt": LESS_THAN}
-#: The operators ``LabelSelectorAsSelector`` accepts (no Gt / Lt in label selectors).
-_LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+#: The ``selection.Operator`` of each API operator name (``NodeSelectorOperator``, whose
+#: first four are the ``LabelSelectorOperator`` values).
+API_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST,
+                 "Gt": GREATER_THAN, "Lt": LESS_THAN}
+#: ``v1.NodeSelectorOperator`` values, in upstream's order.
+NODE_SELECTOR_OPERATORS = tuple(API_OPERATORS)
+#: ``metav1.LabelSelectorOperator`` values: the operators ``LabelSelectorAsSelector`` accepts
+#: (no Gt / Lt in label selectors).
+LABEL_SELECTOR_OPERATORS = NODE_SELECTOR_OPERATORS[:4]
 
 
-def requirement_errors(key: str, operator: str, values: Sequence[str]) -> list[FieldError]:
-    """``labels.NewRequirement(key, operator, values)``'s field errors (``operator`` a
-    ``selection.Operator``), deduplicated as ``ErrorList.ToAggregate`` does. An empty value
-    list is Go's nil slice (``LabelSelectorAsSelector`` copies values with ``append``)."""
+def requirements_match(labels: Mapping[str, str],
+                       requirements: Iterable[tuple[str, str, Sequence[str]]]) -> bool:
+    """Whether ``labels`` satisfy every ``(key, operator, values)`` requirement
+    (``Requirement.Matches`` for the API operators In, NotIn, Exists and DoesNotExist; a
+    requirement with another operator constrains nothing here)."""
+    for key, op, values in requirements:
+        present = key in labels
+        if op == "In" and not (present and labels[key] in values):
+            return False
+        if op == "NotIn" and present and labels[key] in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def requirement_errors(key: str, operator: str, values: Sequence[str] | None,
+                       path: str = "") -> list[FieldError]:
+    """``labels.NewRequirement(key, operator, values, field.WithPath(path))``'s field errors
+    (``operator`` a ``selection.Operator``), deduplicated as ``ErrorList.ToAggregate`` does.
+    ``values`` is shown as Go has it: ``None`` for a nil slice (``LabelSelectorAsSelector``
+    copies values with ``append``, so an empty list becomes nil there; node selectors pass
+    theirs as they are)."""
     errs = []
     if messages := is_label_key(key):
-        errs.append(invalid("key", key, "; ".join(messages)))
-    listed = list(values) if values else None
-    if operator in (IN, NOT_IN) and not values:
-        errs.append(invalid("values", listed,
+        errs.append(invalid(child(path, "key"), key, "; ".join(messages)))
+    vals, values_path = values or (), child(path, "values")
+    if operator in (IN, NOT_IN) and not vals:
+        errs.append(invalid(values_path, values,
                             "for 'in', 'notin' operators, values set can't be empty"))
-    elif operator == EQUALS and len(values) != 1:
-        errs.append(invalid("values", listed,
+    elif operator == EQUALS and len(vals) != 1:
+        errs.append(invalid(values_path, values,
                             "exact-match compatibility requires one single value"))
-    elif operator in (EXISTS, DOES_NOT_EXIST) and values:
-        errs.append(invalid("values", listed,
+    elif operator in (EXISTS, DOES_NOT_EXIST) and vals:
+        errs.append(invalid(values_path, values,
                             "values set must be empty for exists and does not exist"))
     elif operator in (GREATER_THAN, LESS_THAN):
-        if len(values) != 1:
-            errs.append(invalid("values", listed,
+        if len(vals) != 1:
+            errs.append(invalid(values_path, values,
                                 "for 'Gt', 'Lt' operators, exactly one value is required"))
-        errs += [invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an "
-                         "integer") for i, v in enumerate(values) if parse_go_int(v) is None]
-    for i, value in enumerate(values):
+        errs += [invalid(f"{values_path}[{i}]", v, "for 'Gt', 'Lt' operators, the value must "
+                         "be an integer") for i, v in enumerate(vals) if parse_go_int(v) is None]
+    for i, value in enumerate(vals):
         if messages := is_label_value(value):
-            errs.append(invalid(f"values[{i}][{key}]", value, "; ".join(messages)))
+            errs.append(invalid(f"{values_path}[{i}][{key}]", value, "; ".join(messages)))
     unique: dict[str, FieldError] = {}
     for err in errs:
         unique.setdefault(str(err), err)
@@ -61,8 +100,8 @@ def requirement_errors(key: str, operator: str, values: Sequence[str]) -> list[F
 def requirement_is_valid(key: str, operator: str, values: Sequence[str]) -> bool:
     """Whether ``labels.NewRequirement`` accepts the requirement (``operator`` an API name:
     In, NotIn, Exists, DoesNotExist, Gt, Lt; any other fails)."""
-    op = _API_OPERATORS.get(operator)
-    return op is not None and not requirement_errors(key, op, values)
+    op = API_OPERATORS.get(operator)
+    return op is not None and not requirement_errors(key, op, list(values) or None)
 
 
 def label_selector_error(selector: LabelSelector | None) -> str | None:
@@ -73,12 +112,12 @@ def label_selector_error(selector: LabelSelector | None) -> str | None:
     if selector is None:
         return None
     for key, value in selector.match_labels.items():
-        if errs := requirement_errors(key, EQUALS, (value,)):
+        if errs := requirement_errors(key, EQUALS, [value]):
             return aggregate(map(str, errs))
     for r in selector.match_expressions:
-        if r.operator not in _LABEL_SELECTOR_OPERATORS:
+        if r.operator not in LABEL_SELECTOR_OPERATORS:
             return f"{go_quote(r.operator)} is not a valid label selector operator"
-        if errs := requirement_errors(r.key, _API_OPERATORS[r.operator], r.values):
+        if errs := requirement_errors(r.key, API_OPERATORS[r.operator], list(r.values) or None):
             return aggregate(map(str, errs))
     return None
 
@@ -127,19 +166,7 @@ class Selector:
         return not self.nothing and not self.requirements
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        if self.nothing:
-            return False
-        for key, op, values in self.requirements:
-            present = key in labels
-            if op == "In" and not (present and labels[key] in values):
-                return False
-            if op == "NotIn" and present and labels[key] in values:
-                return False
-            if op == "Exists" and not present:
-                return False
-            if op == "DoesNotExist" and present:
-                return False
-        return True
+        return not self.nothing and requirements_match(labels, self.requirements)
 
     def __repr__(self) -> str:
         return "Selector(Nothing)" if self.nothing else f"Selector({list(self.requirements)})"

@@ -1,8 +1,10 @@
 """Reading a live cluster through the kubernetes client, and saving what was read.
 
 :func:`read_live_items` lists, page by page, every kind the scheduler reads: Nodes, Pods,
-Namespaces, PodDisruptionBudgets, PriorityClasses, and the Services, ReplicaSets,
-StatefulSets and ReplicationControllers that default spreading selects by. Responses are not
+Namespaces, PodDisruptionBudgets, PriorityClasses, the Services, ReplicaSets, StatefulSets and
+ReplicationControllers that default spreading selects by, and the PersistentVolumes,
+PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers and CSIStorageCapacities that
+the volume plugins read. Responses are not
 turned into client models: each page's JSON body is parsed with orjson into the wire dicts
 that :func:`ksched.io.read_objects` reads from files, so a live load and a load of the same
 objects from ``kubectl get -o json`` give the same cluster. :func:`save_snapshot` writes the
@@ -38,6 +40,13 @@ class _Kind(NamedTuple):
     method: str  # its list method over all namespaces
     optional: bool  # a 404 (the server does not serve the kind) skips it with a warning
 
+    @property
+    def plural(self) -> str:
+        """How messages name the kind's objects (``Pods``, ``StorageClasses``)."""
+        if self.kind.endswith("ss"):
+            return self.kind + "es"
+        return self.kind[:-1] + "ies" if self.kind.endswith("y") else self.kind + "s"
+
 
 #: What is listed, in order. Nodes and pods are required; the rest are skipped with a warning
 #: when the server does not serve them.
@@ -54,6 +63,14 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("StatefulSet", "apps/v1", "AppsV1Api", "list_stateful_set_for_all_namespaces", True),
     _Kind("ReplicationController", "v1", "CoreV1Api",
           "list_replication_controller_for_all_namespaces", True),
+    _Kind("PersistentVolume", "v1", "CoreV1Api", "list_persistent_volume", True),
+    _Kind("PersistentVolumeClaim", "v1", "CoreV1Api",
+          "list_persistent_volume_claim_for_all_namespaces", True),
+    _Kind("StorageClass", "storage.k8s.io/v1", "StorageV1Api", "list_storage_class", True),
+    _Kind("CSINode", "storage.k8s.io/v1", "StorageV1Api", "list_csi_node", True),
+    _Kind("CSIDriver", "storage.k8s.io/v1", "StorageV1Api", "list_csi_driver", True),
+    _Kind("CSIStorageCapacity", "storage.k8s.io/v1", "StorageV1Api",
+          "list_csi_storage_capacity_for_all_namespaces", True),
 )
 
 
@@ -212,13 +229,13 @@ def _list_kind(client: Any, kind: _Kind, page_size: int) -> list[dict[str, Any]]
         except _Expired:
             if attempt:
                 raise ClusterAccessError(
-                    f"listing {kind.kind}s from {client.configuration.host}: continue token "
+                    f"listing {kind.plural} from {client.configuration.host}: continue token "
                     f"expired twice (HTTP 410); try a larger page size", 410) from None
         except _NotServed:
             if not kind.optional:
-                raise ClusterAccessError(f"listing {kind.kind}s from "
+                raise ClusterAccessError(f"listing {kind.plural} from "
                                          f"{client.configuration.host}: HTTP 404", 404) from None
-            warnings.warn(f"{client.configuration.host} serves no {kind.kind}s ({kind.api_version}"
+            warnings.warn(f"{client.configuration.host} serves no {kind.plural} ({kind.api_version}"
                           f" not found); left out", RuntimeWarning, stacklevel=4)
             return []
     raise AssertionError("unreachable")
@@ -245,7 +262,7 @@ def _page(client: Any, kind: _Kind, page_size: int, token: str) -> dict[str, Any
     import urllib3  # a dependency of kubernetes
 
     method = getattr(getattr(kubernetes.client, kind.api)(client), kind.method)
-    where = f"listing {kind.kind}s from {client.configuration.host}"
+    where = f"listing {kind.plural} from {client.configuration.host}"
     options: dict[str, Any] = {"limit": page_size, "_preload_content": False,
                                "_request_timeout": REQUEST_TIMEOUT}
     if token:

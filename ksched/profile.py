@@ -13,12 +13,9 @@ from typing import Any
 import attrs
 
 from ksched.api import FrozenDict
-from ksched.constants import (
-    DEFAULT_SCHEDULER_NAME,
-    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
-    MIN_FEASIBLE_NODES_TO_FIND,
-)
+from ksched.constants import DEFAULT_SCHEDULER_NAME
 from ksched.errors import ConfigError
+from ksched.kernels import select
 
 #: The scheduling cycle's points the node search runs.
 EXTENSION_POINTS = ("preFilter", "filter", "preScore", "score")
@@ -162,14 +159,6 @@ def default_profile(percentage_of_nodes_to_score: int | None = None) -> Profile:
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
-    """``numFeasibleNodesToFind``: how many feasible nodes the filter walk looks for.
-
-    Below 100 nodes, all of them; a percentage of 0 is adaptive (``50 - nodes/125``, at least 5);
-    never fewer than 100.
-    """
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    if percentage == 0:
-        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-    num_nodes = num_all_nodes * percentage // 100
-    return max(num_nodes, MIN_FEASIBLE_NODES_TO_FIND)
+    """``numFeasibleNodesToFind``: how many feasible nodes the filter walk looks for
+    (:func:`ksched.kernels.select.num_feasible_nodes_to_find`, which the fused loop runs)."""
+    return int(select.num_feasible_nodes_to_find(percentage, num_all_nodes))

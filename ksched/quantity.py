@@ -537,7 +537,7 @@ def _format_of(text: str | float) -> str:
     return _EXPONENT if len(suffix) > 1 and suffix[0] in "eE" else _DECIMAL
 
 
-def _round_up_milli(exact: Fraction) -> Fraction:
+def round_up_milli(exact: Fraction) -> Fraction:
     """``Quantity.RoundUp(Milli)`` (``SetDefaults_ResourceList``): away from zero."""
     scaled = exact * 1000
     whole = math.ceil(scaled) if scaled > 0 else math.floor(scaled)
@@ -557,7 +557,7 @@ def canonical(text: str | float) -> str:
     QuantityError
         If the text is not a valid quantity.
     """
-    exact = _round_up_milli(parse_quantity(text))
+    exact = round_up_milli(parse_quantity(text))
     if exact == 0:
         return "0"
     fmt = _format_of(text)

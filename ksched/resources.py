@@ -8,9 +8,12 @@ milli-cores, everything else in units.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ksched.api import Container, Pod
+import numpy as np
+import numpy.typing as npt
+
 from ksched.constants import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -19,6 +22,9 @@ from ksched.constants import (
     MEMORY,
     PODS,
 )
+
+if TYPE_CHECKING:  # annotations only: the records' defaulting uses this module
+    from ksched.api import Container, Pod
 
 #: ``NonMissingContainerRequests`` used for scoring: a container that states no cpu (memory)
 #: request counts as 100m (200Mi).
@@ -121,3 +127,13 @@ def node_info_non_zero(pod: Pod, requests: Mapping[str, int]) -> tuple[int, int]
         non_missing = NON_ZERO_DEFAULTS
     non_zero = pod_requests(pod, non_missing) if non_missing else requests
     return non_zero.get(CPU, 0), non_zero.get(MEMORY, 0)
+
+
+def request_vector(requests: Mapping[str, int], resource_names: Sequence[str],
+                   pod_count: int = 1) -> npt.NDArray[np.int64]:
+    """int64[len(resource_names)]: ``requests`` (of :func:`pod_requests`) over a resource
+    matrix's columns, the ``pods`` column set to ``pod_count``: 1 for what a placed pod adds
+    to its node's ``requested`` row (``NodeInfo.AddPod``), 0 for what a fit check compares.
+    Resources without a column are left out."""
+    return np.array([requests.get(name, 0) if name != PODS else pod_count
+                     for name in resource_names], dtype=np.int64)

@@ -3,13 +3,14 @@
 A :class:`ClusterState` is what kube-scheduler's snapshot holds (``NodeInfo`` per node), laid out
 by column so that a Filter is a mask over nodes and a Score a vector. Strings are interned to
 integer ids once, here; kernels only compare integers. A state is immutable: its arrays are
-read-only, and scheduling returns a new state.
+read-only, and scheduling returns a new state. The columns are built by
+:mod:`ksched.state_columns`, the node order by :mod:`ksched.node_tree`, the bound pods kept by
+:mod:`ksched.bound_pods`.
 """
 
 from __future__ import annotations
 
 import numbers
-import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -19,208 +20,38 @@ import numpy as np
 import numpy.typing as npt
 
 from ksched.api import FrozenDict, Node, Pod
-from ksched.constants import (
-    BASE_RESOURCES,
-    CPU,
-    EPHEMERAL_STORAGE,
-    LABEL_HOSTNAME,
-    LABEL_REGION,
-    LABEL_REGION_BETA,
-    LABEL_ZONE,
-    LABEL_ZONE_BETA,
-    MEMORY,
-    PODS,
-)
+from ksched.bound_pods import BoundPods, check_unique, checked_bound_pods, pod_specs
+from ksched.coerce import as_pod
+from ksched.constants import CPU, EPHEMERAL_STORAGE, LABEL_HOSTNAME, MEMORY, PODS
 from ksched.errors import ArgumentError, InvalidObjectError
-from ksched.node_table import GeneratedNames, LazySequence, NameIndex, NodeTable, gather_csr
+from ksched.io import Objects, is_client_model
+from ksched.node_table import GeneratedNames, NameIndex, NodeTable, gather_csr
+from ksched.node_tree import interleave_zones, node_tree_order, zone_key
 from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
-from ksched.validation import go_quote
-
-#: Label value id for "this node has no such label".
-ABSENT = -1
-#: Id of a string that no node carries (never equal to a node's value).
-UNKNOWN = -2
-
-TAINT_EFFECT_CODES = {"NoSchedule": 0, "PreferNoSchedule": 1, "NoExecute": 2}
-NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = 0, 1, 2
-PROTOCOL_CODES = {"TCP": 0, "UDP": 1, "SCTP": 2}
-WILDCARD_IP = "0.0.0.0"
-
-_GO_INT = re.compile(r"[+-]?[0-9]+\Z")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def parse_go_int(text: str) -> int | None:
-    """``strconv.ParseInt(text, 10, 64)``: the integer, or ``None`` when Go would fail."""
-    if not _GO_INT.match(text):
-        return None
-    value = int(text)
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
-
-
-class Vocab:
-    """Interns strings to dense int32 ids. Built once per state, never grown afterwards."""
-
-    def __init__(self, strings: Iterable[str] = ()) -> None:
-        self._ids: dict[str, int] = {}
-        self.strings: list[str] = []
-        self._generated: list[tuple[int, GeneratedNames]] = []
-        self._size = 0
-        for s in strings:
-            self.add(s)
-
-    def add(self, text: str) -> int:
-        found = self._ids.get(text)
-        if found is None:
-            if self._generated:
-                raise RuntimeError("a vocabulary with generated names is complete")
-            found = self._ids[text] = len(self.strings)
-            self.strings.append(text)
-        return found
-
-    def get(self, text: str) -> int:
-        """The id of ``text``, or :data:`UNKNOWN` when no interned object uses it."""
-        found = self._ids.get(text)
-        if found is not None:
-            return found
-        for base, names in self._generated:
-            row = names.row_of(text)
-            if row is not None:
-                return base + row
-        return UNKNOWN
-
-    def add_generated(self, names: GeneratedNames) -> int:
-        """Reserve one id per generated name (without storing the strings); returns the first."""
-        base = len(self)
-        self._generated.append((base, names))
-        self._size += len(names)
-        return base
-
-    def __len__(self) -> int:
-        return len(self.strings) + self._size
-
-
-def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
-    """``schedutil.GetHostPorts``: sidecar init containers first, then app containers.
-
-    Each entry is ``(hostIP, protocol, hostPort)`` sanitised as ``HostPortInfo`` does: an empty
-    IP is ``0.0.0.0`` and ports <= 0 are dropped.
-    """
-    out = []
-    for c in [c for c in pod.init_containers if c.is_sidecar] + list(pod.containers):
-        for p in c.ports:
-            if p.host_port > 0:
-                out.append((p.host_ip or WILDCARD_IP, p.protocol or "TCP", p.host_port))
-    return out
-
-
-def zone_key(labels: Mapping[str, str]) -> str:
-    """``utilnode.GetZoneKey``: region and zone (beta labels first); ``""`` for neither."""
-    zone = labels.get(LABEL_ZONE_BETA, labels.get(LABEL_ZONE, ""))
-    region = labels.get(LABEL_REGION_BETA, labels.get(LABEL_REGION, ""))
-    if not zone and not region:
-        return ""
-    return f"{region}:\x00:{zone}"
-
-
-def node_tree_order(nodes: Sequence[Node]) -> npt.NDArray[np.int64]:
-    """The snapshot's node list order (``backend/cache/node_tree.go``).
-
-    Nodes are grouped by zone key (zones in first-seen order, nodes in input order) and the list
-    takes one node from each zone in turn.
-    """
-    zones: dict[str, int] = {}
-    zone_of = np.array([zones.setdefault(zone_key(n.labels), len(zones)) for n in nodes],
-                       dtype=np.int64)
-    return interleave_zones(zone_of)
-
-
-def interleave_zones(zone_of: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Round-robin over zones (numbered in first-seen order), input order within each zone."""
-    if len(zone_of) == 0:
-        return np.zeros(0, dtype=np.int64)
-    by_zone = np.argsort(zone_of, kind="stable")
-    sizes = np.bincount(zone_of)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    depth = np.empty(len(zone_of), dtype=np.int64)
-    depth[by_zone] = np.arange(len(zone_of)) - np.repeat(starts, sizes)
-    return np.argsort(depth * len(sizes) + zone_of, kind="stable")
-
-
-class BoundPods(LazySequence):
-    """The bound pods of a state: an append-only log, read through a fixed-length view.
-
-    Pods placed during a batch are logged as ``(pod, node name)`` and get their bound record
-    (``spec.nodeName`` set) the first time they are read, so placing a pod costs no copy.
-    """
-
-    __slots__ = ("_log", "_length")
-
-    def __init__(self, log: list, length: int | None = None) -> None:
-        self._log = log
-        self._length = len(log) if length is None else length
-
-    def __len__(self) -> int:
-        return self._length
-
-    def _item(self, index: int) -> Pod:
-        item = self._log[index]
-        if type(item) is tuple:
-            pod, node_name = item
-            item = self._log[index] = attrs.evolve(pod, node_name=node_name)
-        return item
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"BoundPods({self._length} pods)"
-
-    def specs(self, start: int, stop: int) -> list[Pod]:
-        """Pods ``start..stop`` as recorded, without making their bound copies (their labels,
-        namespace and spec are those of the bound pods; only ``spec.nodeName`` may be unset)."""
-        return [item[0] if type(item) is tuple else item for item in self._log[start:stop]]
-
-
-def pod_specs(pods: Sequence[Pod], start: int, stop: int) -> Sequence[Pod]:
-    """``pods[start:stop]``, cheaply when ``pods`` is a :class:`BoundPods` log."""
-    return pods.specs(start, stop) if isinstance(pods, BoundPods) else pods[start:stop]
-
-
-def check_unique(pods: Sequence[Pod]) -> None:
-    """Refuse two pods with one namespace/name, in the API server's words
-    (``pod default/web-1: metadata.name: Duplicate value: "web-1"``). Names are compared
-    first (one set of strings); keys only when two names collide."""
-    if len({p.name for p in pods}) == len(pods):
-        return
-    seen: set[tuple[str, str]] = set()
-    for pod in pods:
-        key = (pod.namespace, pod.name)
-        if key in seen:
-            raise InvalidObjectError(f"pod {pod.key}", "metadata.name",
-                                     f"Duplicate value: {go_quote(pod.name)}")
-        seen.add(key)
-
-
-def _bound_pods(pods: Iterable[Pod], node_index: Mapping[str, int]) -> list[Pod]:
-    """The pods that hold a node (``spec.nodeName`` set, not terminal), checked: each names a
-    known node, and no two share a namespace/name."""
-    bound = [p for p in pods if p.node_name and not p.terminal]
-    for p in bound:
-        if p.node_name not in node_index:
-            raise InvalidObjectError(f"pod {p.key}", "spec.nodeName",
-                                     f'node "{p.node_name}" not found')
-    check_unique(bound)
-    return bound
+from ksched.state_columns import (
+    ABSENT,
+    CLASS_COLUMNS,
+    PROTOCOL_CODES,
+    TAINT_EFFECT_CODES,
+    UNKNOWN,
+    WILDCARD_IP,
+    Vocab,
+    host_ports,
+    image_columns,
+    label_columns,
+    node_classes,
+    port_columns,
+    resource_columns,
+    resource_name_list,
+    taint_columns,
+)
+from ksched.storage_listers import EMPTY_STORAGE, StorageObjects
+from ksched.validation import go_quote, parse_go_int
 
 
 def _bindings(pods: Any) -> Iterable[Any]:
     """``ClusterState.bind``'s argument as items: one pod, one (pod, node name) pair, or an
     iterable of them."""
-    from ksched.io import is_client_model
-
     if isinstance(pods, tuple) and len(pods) == 2 and isinstance(pods[1], str) \
             and not isinstance(pods[0], str):
         return [pods]
@@ -259,9 +90,23 @@ def _check_templates(templates: Any) -> None:
                                 f"got {count!r}")
 
 
+def _with_storage(objects: Mapping[str, Any] | None,
+                  storage: StorageObjects | None) -> FrozenDict:
+    """``objects`` (a state's :attr:`ClusterState.objects`) holding ``storage``, if given
+    (none: no ``"storage"`` entry)."""
+    found = storage if storage is not None else (objects or {}).get("storage")
+    if found is not None and not isinstance(found, StorageObjects):
+        raise ArgumentError(f"storage: expected a StorageObjects, got {type(found).__name__}")
+    if storage is None:
+        return objects if type(objects) is FrozenDict else FrozenDict(objects or {})
+    kept = {k: v for k, v in (objects or {}).items() if k != "storage"}
+    return FrozenDict({**kept, "storage": storage} if storage else kept)
+
+
 def _readonly(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
+
 
 
 @attrs.frozen(eq=False)
@@ -313,7 +158,8 @@ class ClusterState:
     tree_order: npt.NDArray[np.int64]
     #: ``tree_position[node]``: where the node stands in ``tree_order``.
     tree_position: npt.NDArray[np.int64]
-    #: Objects other plugins read (services, replica sets, ...), by kind.
+    #: Objects other plugins read (``"workloads"``: services, replica sets, ...;
+    #: ``"storage"``: the :class:`~ksched.storage_listers.StorageObjects`), by kind.
     objects: FrozenDict = attrs.field(factory=FrozenDict)
     #: Positions in ``pods`` of the pods with pod affinity or anti-affinity
     #: (``NodeInfo.PodsWithAffinity``, over the whole cluster).
@@ -408,7 +254,7 @@ class ClusterState:
 
     def bind(self, pods: Iterable[Pod | tuple[Pod, str]] | tuple[Pod, str]) -> ClusterState:
         """A new state with ``pods`` bound: each a pod with ``spec.nodeName`` set, or a
-        ``(pod, node name)`` pair (a pod as :func:`ksched.inputs.as_pod` takes it); the same
+        ``(pod, node name)`` pair (a pod as :func:`ksched.coerce.as_pod` takes it); the same
         columns and pod order ``schedule_batch``'s ``result.state`` has after placing them.
 
         Refused (``InvalidObjectError``): an unknown node, a pod without a node, a pod whose
@@ -472,8 +318,6 @@ class ClusterState:
 
     def _binding(self, item: Any, index: int) -> tuple[Pod, int]:
         """One ``bind`` item as (pod, node row), checked."""
-        from ksched.inputs import as_pod
-
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
             pod, node_name = as_pod(item[0], f"pods[{index}][0]"), item[1]
             if pod.node_name and pod.node_name != node_name:
@@ -510,13 +354,27 @@ class ClusterState:
 
     # ------------------------------------------------------------------ construction
 
+    @property
+    def storage(self) -> StorageObjects:
+        """The PersistentVolumes, claims, StorageClasses, CSINodes, CSIDrivers and
+        CSIStorageCapacities, with their lookups (``storage.claim(namespace, name)``, ...).
+        Kept in :attr:`objects`, so every state built from this one's objects has them."""
+        return self.objects.get("storage", EMPTY_STORAGE)
+
+    def with_storage(self, storage: StorageObjects) -> ClusterState:
+        """A copy holding ``storage`` (the volume binder's assumed bindings, say); the pods
+        and columns are shared."""
+        return attrs.evolve(self, objects=_with_storage(self.objects, storage))
+
     @classmethod
     def from_records(cls, nodes: Sequence[Node], pods: Sequence[Pod] = (),
                      namespaces: Mapping[str, Mapping[str, str]] | None = None,
-                     objects: Mapping[str, tuple] | None = None,
+                     objects: Mapping[str, Any] | None = None,
                      extra_resources: Iterable[str] = (),
-                     extra_ports: Iterable[tuple[str, str, int]] = ()) -> ClusterState:
-        """Build the columns from node and pod records.
+                     extra_ports: Iterable[tuple[str, str, int]] = (), *,
+                     storage: StorageObjects | None = None) -> ClusterState:
+        """Build the columns from node and pod records; ``storage`` (or ``objects["storage"]``)
+        holds the cluster's storage objects (:attr:`storage`).
 
         Pods without ``nodeName`` and terminal pods are left out; a pod naming a node that is not
         in ``nodes`` is an error, as are a duplicate node name and two bound pods with one
@@ -528,34 +386,44 @@ class ClusterState:
                 raise InvalidObjectError(f"node {node.name}", "metadata.name",
                                          "duplicate node name")
             node_index[node.name] = i
-        bound = _bound_pods(pods, node_index)
-        resource_names = _resource_names(nodes, bound, extra_resources)
+        bound = checked_bound_pods(pods, node_index)
+        resource_names = resource_name_list(nodes, bound, extra_resources)
         vocab = Vocab()
         state = dict(
             nodes=tuple(nodes), node_names=tuple(node_index), pods=tuple(bound),
             namespaces=FrozenDict(namespaces or {}),
             vocab=vocab, node_index=FrozenDict(node_index), resource_names=resource_names,
-            objects=FrozenDict(objects or {}),
+            objects=_with_storage(objects, storage),
             unschedulable=np.array([n.unschedulable for n in nodes], dtype=np.bool_),
             tree_order=(order := node_tree_order(nodes)),
             tree_position=np.argsort(order),
             pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
             affinity_pods=tuple(i for i, p in enumerate(bound) if p.has_pod_affinity),
         )
-        state.update(_resource_columns(nodes, bound, node_index, resource_names))
-        state.update(_label_columns(nodes, vocab))
-        state.update(_taint_columns(nodes, vocab))
-        state.update(_image_columns(nodes))
-        state.update(_port_columns(len(nodes), bound, node_index, extra_ports))
-        state.update(_node_classes(state))
+        state.update(resource_columns(nodes, bound, node_index, resource_names))
+        state.update(label_columns(nodes, vocab))
+        state.update(taint_columns(nodes, vocab))
+        state.update(image_columns(nodes))
+        state.update(port_columns(len(nodes), bound, node_index, extra_ports))
+        state.update(node_classes(state))
         _readonly(*(v for v in state.values() if isinstance(v, np.ndarray)))
         return cls(**state)
+
+    @classmethod
+    def from_objects(cls, objects: Objects) -> ClusterState:
+        """The cluster of parsed objects (:func:`ksched.io.read_objects`): nodes, the pods
+        bound to them, namespaces, workloads and storage objects."""
+        return cls.from_records(
+            objects.nodes, objects.bound_pods,
+            namespaces={ns.name: ns.labels for ns in objects.namespaces},
+            objects={"workloads": objects.workloads}, storage=objects.storage)
 
     @classmethod
     def from_node_templates(cls, templates: Sequence[tuple[Node, int]],
                             pods: Sequence[Pod] = (),
                             namespaces: Mapping[str, Mapping[str, str]] | None = None,
-                            objects: Mapping[str, tuple] | None = None) -> ClusterState:
+                            objects: Mapping[str, Any] | None = None, *,
+                            storage: StorageObjects | None = None) -> ClusterState:
         """A fleet built from ``(node template, count)`` pairs, with no Python object per node.
 
         Node ``k`` of template ``t`` is named ``<t.name>-<k>``; a template's hostname label
@@ -597,7 +465,7 @@ class ClusterState:
                                   for t, _ in templates], dtype=np.int64)
         order = interleave_zones(template_zone[rows])
         node_index = NameIndex(names)
-        bound = _bound_pods(pods, node_index)
+        bound = checked_bound_pods(pods, node_index)
         state = dict(
             nodes=NodeTable([t for t, _ in templates], rows, names), node_names=names,
             pods=tuple(bound), namespaces=FrozenDict(namespaces or {}), vocab=vocab,
@@ -609,16 +477,17 @@ class ClusterState:
             taint_effects=base.taint_effects[taint_at], image_index=base.image_index,
             image_indptr=image_indptr, image_ids=base.image_ids[image_at],
             image_sizes=base.image_sizes, image_num_nodes=per_template_images,
-            tree_order=order, tree_position=np.argsort(order), objects=FrozenDict(objects or {}),
+            tree_order=order, tree_position=np.argsort(order),
+            objects=_with_storage(objects, storage),
             pod_node=np.array([node_index[p.node_name] for p in bound], dtype=np.int64),
             affinity_pods=tuple(i for i, p in enumerate(bound) if p.has_pod_affinity),
         )
-        resources = _resource_columns([], bound, node_index, base.resource_names,
+        resources = resource_columns([], bound, node_index, base.resource_names,
                                       num_nodes=len(names))
         resources["allocatable"] = base.allocatable[rows]
         state.update(resources)
-        state.update(_port_columns(len(names), bound, node_index, ()))
-        template_classes = _node_classes({name: getattr(base, name) for name in _CLASS_COLUMNS})
+        state.update(port_columns(len(names), bound, node_index, ()))
+        template_classes = node_classes({name: getattr(base, name) for name in CLASS_COLUMNS})
         state["node_class"] = template_classes["node_class"][rows]
         first_row = np.concatenate([[0], np.cumsum(counts)[:-1]])
         occupied = counts > 0
@@ -648,181 +517,7 @@ class ClusterState:
                             port_keys=self.port_keys + tuple(new_ports), port_count=port_count)
 
 
-_CLASS_COLUMNS = ("labels", "label_keys", "taint_indptr", "taint_keys", "taint_values",
-                  "taint_effects", "image_indptr", "image_ids", "unschedulable")
-
-
-def _node_classes(columns: Mapping[str, object]) -> dict[str, np.ndarray]:
-    """Group nodes whose static attributes match (labels other than the hostname, taints,
-    images, cordon): static filters and scores are then judged once per group."""
-    labels = np.asarray(columns["labels"])
-    hostname = columns["label_keys"].get(LABEL_HOSTNAME, -1)
-    if hostname >= 0:
-        labels = np.delete(labels, hostname, axis=1)
-    rows = np.ascontiguousarray(labels).view(np.dtype((np.void, labels.dtype.itemsize
-                                                       * max(labels.shape[1], 1))))
-    if labels.shape[1] == 0:
-        rows = np.zeros(len(labels), dtype=np.int8)
-    taint_indptr, image_indptr = columns["taint_indptr"], columns["image_indptr"]
-    keys, values, effects = (columns["taint_keys"], columns["taint_values"],
-                             columns["taint_effects"])
-    image_ids, unschedulable = columns["image_ids"], columns["unschedulable"]
-    classes: dict[tuple, int] = {}
-    node_class = np.empty(len(labels), dtype=np.int64)
-    for i in range(len(labels)):
-        t0, t1 = taint_indptr[i], taint_indptr[i + 1]
-        key = (rows[i].tobytes(), keys[t0:t1].tobytes(), values[t0:t1].tobytes(),
-               effects[t0:t1].tobytes(),
-               image_ids[image_indptr[i]:image_indptr[i + 1]].tobytes(), bool(unschedulable[i]))
-        node_class[i] = classes.setdefault(key, len(classes))
-    class_nodes = np.full(len(classes), -1, dtype=np.int64)
-    class_nodes[node_class[::-1]] = np.arange(len(labels) - 1, -1, -1)
-    return dict(node_class=node_class, class_nodes=class_nodes)
-
-
-def _resource_names(nodes: Sequence[Node], pods: Sequence[Pod],
-                    extra: Iterable[str]) -> tuple[str, ...]:
-    names = dict.fromkeys(BASE_RESOURCES)
-    for node in nodes:
-        names.update(dict.fromkeys(node.allocatable))
-    seen: set[int] = set()  # container tuples are shared by the pods of one controller
-    for pod in pods:
-        for part in (pod.containers, pod.init_containers):
-            if id(part) not in seen:
-                seen.add(id(part))
-                for c in part:
-                    names.update(dict.fromkeys(c.requests))
-        names.update(dict.fromkeys(pod.overhead))
-    names.update(dict.fromkeys(extra))
-    return tuple(n for n in names if is_tracked_resource(n))
-
-
-def _resource_columns(nodes: Sequence[Node], pods: Sequence[Pod], node_index: Mapping[str, int],
-                      resource_names: tuple[str, ...],
-                      num_nodes: int | None = None) -> dict[str, np.ndarray]:
-    col = {name: j for j, name in enumerate(resource_names)}
-    n, r = len(nodes) if num_nodes is None else num_nodes, len(resource_names)
-    allocatable = np.zeros((n, r), dtype=np.int64)
-    for i, node in enumerate(nodes):
-        for name, amount in node.allocatable.items():
-            if name in col:
-                allocatable[i, col[name]] = amount
-    requested = np.zeros((n, r), dtype=np.int64)
-    nonzero = np.zeros((n, 2), dtype=np.int64)
-    rows = np.fromiter((node_index[pod.node_name] for pod in pods), np.int64, len(pods))
-    shape, shapes = _request_shapes(pods)
-    per_shape = np.zeros((len(shapes), r + 2), dtype=np.int64)
-    for k, pod in enumerate(shapes):
-        requests = pod_requests(pod)
-        for name, amount in requests.items():
-            if name in col and name != PODS:
-                per_shape[k, col[name]] += amount
-        per_shape[k, col[PODS]] = 1
-        per_shape[k, r:] = node_info_non_zero(pod, requests)
-    np.add.at(requested, rows, per_shape[shape, :r])
-    np.add.at(nonzero, rows, per_shape[shape, r:])
-    return dict(allocatable=allocatable, requested=requested, nonzero_requested=nonzero)
-
-
-def _request_shapes(pods: Sequence[Pod]) -> tuple[np.ndarray, list[Pod]]:
-    """Each pod's request shape and a pod of each shape: pods whose containers, init
-    containers, pod-level requests and overhead are the same objects request the same (the
-    pods of one controller share their interned container tuples), so ``pod_requests`` runs
-    once per shape. Loading-time only: ``id`` keys hold while ``pods`` lives."""
-    index: dict[tuple[int, ...], int] = {}
-    shapes: list[Pod] = []
-    shape = np.empty(len(pods), dtype=np.int64)
-    for k, pod in enumerate(pods):
-        key = (id(pod.containers), id(pod.init_containers), id(pod.pod_requests),
-               id(pod.overhead) if pod.overhead else 0)
-        found = index.get(key)
-        if found is None:
-            found = index[key] = len(shapes)
-            shapes.append(pod)
-        shape[k] = found
-    return shape, shapes
-
-
-def _label_columns(nodes: Sequence[Node], vocab: Vocab) -> dict[str, object]:
-    keys: dict[str, int] = {}
-    for node in nodes:
-        for key in node.labels:
-            keys.setdefault(key, len(keys))
-    labels = np.full((len(nodes), len(keys)), ABSENT, dtype=np.int32)
-    ints = np.zeros((len(nodes), len(keys)), dtype=np.int64)
-    int_ok = np.zeros((len(nodes), len(keys)), dtype=np.bool_)
-    for i, node in enumerate(nodes):
-        for key, value in node.labels.items():
-            k = keys[key]
-            labels[i, k] = vocab.add(value)
-            parsed = parse_go_int(value)
-            if parsed is not None:
-                ints[i, k], int_ok[i, k] = parsed, True
-    return dict(label_keys=FrozenDict(keys), labels=labels, label_ints=ints, label_int_ok=int_ok)
-
-
-def _taint_columns(nodes: Sequence[Node], vocab: Vocab) -> dict[str, np.ndarray]:
-    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
-    keys, values, effects = [], [], []
-    for i, node in enumerate(nodes):
-        for taint in node.taints:
-            keys.append(vocab.add(taint.key))
-            values.append(vocab.add(taint.value))
-            effects.append(TAINT_EFFECT_CODES[taint.effect])
-        indptr[i + 1] = len(keys)
-    return dict(taint_indptr=indptr, taint_keys=np.array(keys, dtype=np.int32),
-                taint_values=np.array(values, dtype=np.int32),
-                taint_effects=np.array(effects, dtype=np.int8))
-
-
-def _image_columns(nodes: Sequence[Node]) -> dict[str, object]:
-    """Node images keyed by every listed name; a name's size is the first node's (cache.go)."""
-    index: dict[str, int] = {}
-    sizes: list[int] = []
-    num_nodes: list[int] = []
-    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
-    ids: list[int] = []
-    for i, node in enumerate(nodes):
-        seen: set[int] = set()
-        for image in node.images:
-            for name in image.names:
-                if name not in index:
-                    index[name] = len(sizes)
-                    sizes.append(image.size_bytes)
-                    num_nodes.append(0)
-                image_id = index[name]
-                if image_id not in seen:
-                    seen.add(image_id)
-                    num_nodes[image_id] += 1
-                    ids.append(image_id)
-        indptr[i + 1] = len(ids)
-    return dict(image_index=FrozenDict(index), image_indptr=indptr,
-                image_ids=np.array(ids, dtype=np.int32),
-                image_sizes=np.array(sizes, dtype=np.int64),
-                image_num_nodes=np.array(num_nodes, dtype=np.int64))
-
-
-def _port_columns(num_nodes: int, pods: Sequence[Pod], node_index: Mapping[str, int],
-                  extra: Iterable[tuple[str, str, int]]) -> dict[str, object]:
-    keys: dict[tuple[str, str, int], int] = {}
-    per_pod = []
-    of_containers: dict[tuple[int, int], set] = {}  # shared container tuples: once each
-    for pod in pods:
-        key = (id(pod.containers), id(pod.init_containers))
-        ports = of_containers.get(key)
-        if ports is None:
-            ports = of_containers[key] = set(host_ports(pod))
-        per_pod.append(ports)
-        for p in sorted(ports):
-            keys.setdefault(p, len(keys))
-    for p in extra:
-        keys.setdefault(p, len(keys))
-    count = np.zeros((num_nodes, len(keys)), dtype=np.int32)
-    for pod, ports in zip(pods, per_pod):
-        for p in ports:
-            count[node_index[pod.node_name], keys[p]] += 1
-    return dict(port_keys=tuple(keys), port_count=count)
-
-
-__all__ = ["ClusterState", "Vocab", "check_unique", "host_ports", "node_tree_order", "zone_key",
-           "parse_go_int", "ABSENT", "UNKNOWN", "CPU", "MEMORY", "EPHEMERAL_STORAGE", "PODS"]
+__all__ = ["ABSENT", "CPU", "EPHEMERAL_STORAGE", "MEMORY", "PODS", "PROTOCOL_CODES",
+           "TAINT_EFFECT_CODES", "UNKNOWN", "WILDCARD_IP", "BoundPods", "ClusterState", "Vocab",
+           "check_unique", "host_ports", "node_tree_order", "parse_go_int", "pod_specs",
+           "zone_key"]

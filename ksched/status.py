@@ -80,23 +80,38 @@ def fit_error_message(num_all_nodes: int, node_statuses: Iterable[Status],
     or outside a PreFilter node subset) count with the ``absent`` status's reasons. Entries are
     ``"<count> <reason>"`` sorted as strings, as Go's ``sort.Strings`` does.
     """
-    message = f"0/{num_all_nodes} nodes are available:"
     if pre_filter_message:
-        return f"{message} {pre_filter_message}."
+        return f"{_fit_error_head(num_all_nodes)} {pre_filter_message}."
+    return counted_fit_error_message(num_all_nodes, ((s, 1) for s in node_statuses), absent,
+                                     num_failed)
+
+
+def counted_fit_error_message(num_all_nodes: int, counts: Iterable[tuple[Status, int]],
+                              absent: Status | None = None,
+                              num_failed: int | None = None) -> str:
+    """:func:`fit_error_message` from distinct statuses, each with how many nodes have it
+    (``num_failed``, when given, is the number of nodes with an explicit failure)."""
     histogram: Counter[str] = Counter()
     explicit = 0
-    for status in node_statuses:
-        explicit += 1
-        histogram.update(status.reasons)
+    for status, count in counts:
+        if not count:
+            continue
+        explicit += count
+        for reason in status.reasons:
+            histogram[reason] += count
     if num_failed is not None:
         explicit = num_failed
     if absent is not None and explicit < num_all_nodes:
         for reason in absent.reasons:
             histogram[reason] += num_all_nodes - explicit
     entries = sorted(f"{count} {reason}" for reason, count in histogram.items())
-    if entries:
-        message += " " + ", ".join(entries) + "."
-    return message
+    message = _fit_error_head(num_all_nodes)
+    return message + (" " + ", ".join(entries) + "." if entries else "")
+
+
+def _fit_error_head(num_all_nodes: int) -> str:
+    """``FitError.Error()``'s opening (``"0/%v nodes are available:"``)."""
+    return f"0/{num_all_nodes} nodes are available:"
 
 
 def with_post_filter(fit_error: str, post_filter: Status) -> str:

@@ -1,4 +1,5 @@
-"""Timelines for the :class:`~ksched.simulator.Simulator`: read from files, or generated.
+"""Timelines for the :class:`~ksched.simulator.Simulator`: their events, checked, read from
+files, or generated.
 
 A timeline file is JSON lines, a JSON list or a YAML list of events::
 
@@ -18,26 +19,198 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 import yaml
 
-from ksched import simulator
 from ksched.api import Container, Node, Pod
 from ksched.errors import ArgumentError, InvalidObjectError, KschedError
-from ksched.simulator import Event
+from ksched.inputs import as_node, as_pod
 from ksched.state import ClusterState
+
+EVENT_KINDS = ("create", "update", "delete", "finish", "node-add", "node-remove", "cordon",
+               "uncordon")
+#: Event kinds by payload: a pod record, a pod key, a node record, a node name.
+POD_KINDS, POD_KEY_KINDS = ("create", "update"), ("delete", "finish")
+NODE_KINDS, NODE_NAME_KINDS = ("node-add",), ("node-remove", "cordon", "uncordon")
+
+
+def _as_pod(value: Any) -> Pod | None:
+    """``Event.pod``: whatever :func:`ksched.inputs.as_pod` takes (``None`` stays ``None``)."""
+    return value if value is None or type(value) is Pod else as_pod(value)
+
+
+def _as_node(value: Any) -> Node | None:
+    """``Event.node``: a Node record, a v1 Node manifest or a kubernetes-client ``V1Node``."""
+    return None if value is None else as_node(value, "event: node")
+
+
+def as_seconds(value: Any, obj: str, field: str, *, positive: bool = False,
+               argument: bool = False) -> float:
+    """``value`` as a float of seconds: a finite number >= 0 (> 0 with ``positive``). Refused
+    with an :class:`InvalidObjectError` naming ``obj`` and ``field``, or for a function's
+    ``argument``, an :class:`ArgumentError`."""
+    if type(value) is not float and (isinstance(value, bool)
+                                     or not isinstance(value, numbers.Real)):
+        problem = f"must be a number of seconds, got {value!r}"
+    else:
+        number = float(value)
+        if (number > 0.0 if positive else number >= 0.0) and number != math.inf:
+            return number
+        problem = (f"must be a finite number of seconds {'> 0' if positive else '>= 0'}, "
+                   f"got {value!r}")
+    if argument:
+        raise ArgumentError(f"{obj}: {field}: {problem}")
+    raise InvalidObjectError(obj, field, problem)
+
+
+@attrs.frozen
+class Event:
+    """One timeline entry.
+
+    ``create`` takes ``pod`` (and optionally ``duration``: how long it runs once bound, after
+    which it finishes and frees its node); ``update`` takes the new ``pod`` of a pending pod
+    (removing its scheduling gates, say); ``delete`` (the pod is deleted) and ``finish`` (it
+    completed) take ``name``, a pod key ``namespace/name`` (a bare name is in ``default``);
+    ``node-add`` takes ``node``; ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a
+    node name. ``time`` and ``duration`` are finite seconds >= 0. Pods are anything
+    :func:`ksched.inputs.as_pod` takes (records, v1 Pod manifests, kubernetes-client objects);
+    nodes are records or v1 Node manifests. Any other payload is refused.
+    """
+
+    time: float
+    kind: str
+    pod: Pod | None = attrs.field(default=None, converter=_as_pod)
+    node: Node | None = attrs.field(default=None, converter=_as_node)
+    name: str = ""
+    duration: float | None = None
+
+    def __attrs_post_init__(self) -> None:
+        kind, at = self.kind, self.time
+        wants = _PAYLOAD_OF.get(kind)
+        if wants is None:
+            raise InvalidObjectError("event", "kind", f"must be one of {', '.join(EVENT_KINDS)}"
+                                                      f", got {kind!r}")
+        if type(at) is not float or not 0.0 <= at < math.inf:
+            object.__setattr__(self, "time", as_seconds(at, f"{kind} event", "time"))
+        if wants == "pod":
+            ok = self.pod is not None and self.node is None and not self.name
+        elif wants == "node":
+            ok = self.node is not None and self.pod is None and not self.name
+        else:
+            name = self.name
+            ok = type(name) is str and kind in POD_KEY_KINDS and name.count("/") == 1 \
+                and name[0] != "/" and name[-1] != "/" and self.pod is None and self.node is None
+        runs = self.duration
+        if not ok or (runs is not None and (kind != "create" or type(runs) is not float
+                                            or not 0.0 <= runs < math.inf)):
+            self._check_payload(wants)
+
+    def _check_payload(self, wants: str) -> None:
+        """Refuse a missing or stray payload; default a pod key's namespace; float seconds."""
+        kind = self.kind
+        where = f"{kind} event"
+        if self.duration is not None:
+            if kind != "create":
+                raise InvalidObjectError(where, "duration", "only create events take one")
+            object.__setattr__(self, "duration", as_seconds(self.duration, where, "duration"))
+        for field in ("pod", "node", "name"):
+            given = getattr(self, field)
+            if field != wants and given:
+                raise InvalidObjectError(where, field, f"not taken by {kind} events, which take "
+                                                       f"{wants}")
+            if field == wants and not given:
+                raise InvalidObjectError(where, field, "required: " + _PAYLOADS[field if field
+                                         != "name" or kind in NODE_NAME_KINDS else "key"])
+        if wants == "name":
+            object.__setattr__(self, "name", _name(self.name, where, kind in POD_KEY_KINDS))
+
+
+_PAYLOAD_OF = {kind: "pod" if kind in POD_KINDS else "node" if kind in NODE_KINDS else "name"
+               for kind in EVENT_KINDS}
+_PAYLOADS = {"pod": "a Pod, a v1 Pod manifest or a kubernetes-client V1Pod",
+             "node": "a Node or a v1 Node manifest", "name": "the node's name",
+             "key": "the pod as namespace/name"}
+
+
+def _name(name: Any, where: str, pod_key: bool) -> str:
+    """A node name, or a pod key with the namespace defaulted to ``default``."""
+    if not isinstance(name, str):
+        raise InvalidObjectError(where, "name", f"must be a string, got {type(name).__name__}")
+    if not pod_key:
+        return name
+    parts = name.split("/")
+    if len(parts) == 1:
+        return "default/" + name
+    if len(parts) != 2 or not all(parts):
+        raise InvalidObjectError(where, "name", f"must be a pod as namespace/name, got "
+                                                f"{name!r}")
+    return name
+
+
+def as_events(events: Iterable[Any]) -> list[Event]:
+    """The timeline as Events: Event records as they are, dicts as a timeline file has them."""
+    if isinstance(events, Event | Mapping | str | bytes) or not isinstance(events, Iterable):
+        raise ArgumentError(f"Simulator.run: events: expected a sequence of events, got "
+                            f"{type(events).__name__}")
+    out = list(events)
+    for i, event in enumerate(out):
+        if type(event) is not Event:
+            if not isinstance(event, Mapping):
+                raise InvalidObjectError(f"event {i}", "", f"expected an Event or a dict, got "
+                                                           f"{type(event).__name__}")
+            out[i] = event_from_record(event, i)
+    return out
+
+
+def check_timeline(events: Sequence[Event], cluster: ClusterState) -> None:
+    """Refuse what the API server would refuse for certain, in time order: creating a pod
+    that exists (and cannot have finished), updating or deleting one that was never created
+    or was deleted, adding a node that exists, removing or cordoning one that does not."""
+    #: Pod key -> whether it may be gone by then (it was created with a duration).
+    pods = dict.fromkeys((p.key for p in cluster.pods), False)
+    nodes = set(cluster.node_names)
+    for i in sorted(range(len(events)), key=lambda i: events[i].time):
+        event = events[i]
+        kind = event.kind
+        if kind == "create":
+            pod = event.pod
+            key = pod.key
+            known = pods.get(key)
+            if known is False:
+                raise InvalidObjectError(f"event {i}", "pod",
+                                         f'pods "{pod.name}" already exists (pod {key})')
+            pods[key] = known is not None or event.duration is not None  # gone by then?
+        elif kind in POD_KEY_KINDS or kind == "update":
+            key = event.pod.key if kind == "update" else event.name
+            if key not in pods:
+                raise InvalidObjectError(f"event {i}", "pod" if kind == "update" else "name",
+                                         f'pods "{key.partition("/")[2]}" not found (pod {key})')
+            if kind != "update":
+                del pods[key]
+        elif kind == "node-add":
+            if event.node.name in nodes:
+                raise InvalidObjectError(f"event {i}", "node",
+                                         f'nodes "{event.node.name}" already exists')
+            nodes.add(event.node.name)
+        elif event.name not in nodes:
+            raise InvalidObjectError(f"event {i}", "name", f'nodes "{event.name}" not found')
+        elif kind == "node-remove":
+            nodes.discard(event.name)
+
 
 #: The fields of a timeline entry, and the one that holds each kind's payload: a v1 object
 #: for create, update and node-add, a name (``Event.name``) for the others.
 FIELDS = ("time", "kind", "pod", "node", "duration")
-_PAYLOAD = {"create": "pod", "update": "pod", "delete": "pod", "finish": "pod",
-            "node-add": "node", "node-remove": "node", "cordon": "node", "uncordon": "node"}
-_NAMED = ("delete", "finish", "node-remove", "cordon", "uncordon")
+_FILE_FIELD = {kind: "pod" if kind in POD_KINDS + POD_KEY_KINDS else "node"
+               for kind in EVENT_KINDS}
+_NAMED = POD_KEY_KINDS + NODE_NAME_KINDS
 
 
 def load_events(path: str | Path) -> list[Event]:
@@ -106,7 +279,7 @@ def event_from_record(record: Any, index: int = 0, where: str | None = None) -> 
         raise InvalidObjectError(where, "", f'unknown field "{unknown[0]}" (an event has '
                                             f'{", ".join(FIELDS)})')
     kind = record.get("kind")
-    field = _PAYLOAD.get(kind) if isinstance(kind, str) else None
+    field = _FILE_FIELD.get(kind) if isinstance(kind, str) else None
     stray = next((k for k in ("pod", "node") if k in record and k != field), None)
     if stray is not None and field is not None:
         raise InvalidObjectError(where, stray, f"not taken by {kind} events, which take {field}")
@@ -145,9 +318,9 @@ def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86
                 or value < (0 if name == "seed" else 1):
             raise ArgumentError(f"day_of_churn: {name}: must be an integer >= "
                                 f"{0 if name == 'seed' else 1}, got {value!r}")
-    seconds = simulator.as_seconds(seconds, "day_of_churn", "seconds", positive=True,
+    seconds = as_seconds(seconds, "day_of_churn", "seconds", positive=True,
                                    argument=True)
-    median_duration = simulator.as_seconds(median_duration, "day_of_churn", "median_duration",
+    median_duration = as_seconds(median_duration, "day_of_churn", "median_duration",
                                            positive=True, argument=True)
     rng = np.random.default_rng(seed)
     template = Node("node", allocatable={"cpu": 4000, "memory": 32 * 2**30, "pods": 110},
@@ -169,5 +342,5 @@ def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86
     return cluster, events
 
 
-__all__ = ["load_events", "parse_events", "event_from_record", "arrivals_at_once",
-           "day_of_churn"]
+__all__ = ["Event", "EVENT_KINDS", "as_seconds", "as_events", "check_timeline", "load_events",
+           "parse_events", "event_from_record", "arrivals_at_once", "day_of_churn"]

@@ -1,7 +1,8 @@
-"""apimachinery's validation vocabulary: ``field.Error`` messages, Go's value formatting
-(``%q``, ``encoding/json``, ``time.Duration``) and the label / DNS syntax checks of
-``apimachinery/pkg/util/validation``. The configuration loader, the manifest reader and the
-plugins that report invalid selectors all word their errors through this one module."""
+"""apimachinery's validation vocabulary: ``field.Error`` messages, Go's value formatting and
+parsing (``%q``, ``encoding/json``, ``time.Duration``, ``strconv.ParseInt``) and the label / DNS
+syntax checks of ``apimachinery/pkg/util/validation``. The configuration loader, the manifest
+reader and the plugins that report invalid selectors all word their errors through this one
+module."""
 
 from __future__ import annotations
 
@@ -142,6 +143,18 @@ def parse_go_duration(text: str) -> int:
     if total > _MAX_INT64:
         raise ValueError(f"time: invalid duration {go_quote(text)}")
     return sign * total
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def parse_go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: the integer, or ``None`` when Go would fail (the
+    ``Gt`` / ``Lt`` selector operators compare label values parsed so)."""
+    if not _GO_INT.match(text):
+        return None
+    value = int(text)
+    return value if -_MAX_INT64 - 1 <= value <= _MAX_INT64 else None
 
 
 # --------------------------------------------------------------------------- field errors
@@ -289,8 +302,9 @@ def is_label_value(value: str) -> list[str]:
 
 
 def label_name_errors(name: str, path: str) -> list[FieldError]:
-    """``metav1validation.ValidateLabelName``."""
-    return [invalid(path, name, msg) for msg in is_label_key(name)]
+    """``metav1validation.ValidateLabelName`` (also ``ValidateQualifiedName``: the same
+    check, one error per message)."""
+    return [invalid(path, name, msg) for msg in label_key_messages(name)]
 
 
 # --------------------------------------------------------------------------- object names

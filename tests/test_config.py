@@ -18,7 +18,8 @@ import pytest
 
 from ksched.plugins.default_preemption import DefaultPreemptionArgs
 
-from ksched.api import _node_affinity, ManifestReader, _spread_constraints
+from ksched.api import ManifestReader
+from ksched.api.affinity import read_node_affinity, read_spread_constraints
 from ksched.config import (
     API_VERSION,
     KIND,
@@ -126,13 +127,13 @@ def _internal_args(name: str, a: dict[str, Any]) -> Any:
     if name == "NodeResourcesBalancedAllocation":
         return BalancedAllocationArgs(tuple((r["Name"], r["Weight"]) for r in a["Resources"]))
     if name == "NodeAffinity":
-        return NodeAffinityArgs(_node_affinity(reader, a["AddedAffinity"], "addedAffinity"))
+        return NodeAffinityArgs(read_node_affinity(reader, a["AddedAffinity"], "addedAffinity"))
     if name == "InterPodAffinity":
         return InterPodAffinityArgs(a["HardPodAffinityWeight"],
                                     a["IgnorePreferredTermsOfExistingPods"])
     if name == "PodTopologySpread":
         return PodTopologySpreadArgs(
-            _spread_constraints(reader, a["DefaultConstraints"], "defaultConstraints"),
+            read_spread_constraints(reader, a["DefaultConstraints"], "defaultConstraints"),
             a["DefaultingType"])
     if name == "DefaultPreemption":
         return DefaultPreemptionArgs(a["MinCandidateNodesPercentage"],
@@ -741,6 +742,31 @@ def test_out_of_tree_factory_errors_are_framework_errors():
         "framework", FW + 'initializing plugin "Gpu": ValueError: needs a GPU')
     with pytest.raises(ConfigLoadError, match="expected a ksched Registry"):
         load_config(cfg, registry=dict(registry))
+
+
+def test_a_plugins_extension_points_are_its_methods():
+    """What a plugin extends is asked of the plugin: an out-of-tree one's methods, so enabling
+    it at a point it has no method for is upstream's error; only the in-tree plugins ksched
+    does not implement at all are a table."""
+    from ksched.config.framework import UNIMPLEMENTED_IN_TREE_PLUGINS, using_registry
+    from ksched.plugins import IN_TREE_REGISTRY
+
+    class Gate:
+        NAME = "Gate"
+
+        def pre_enqueue(self, pod: Any) -> None: ...
+
+        def permit(self, cycle: Any, node: str) -> None: ...
+
+    registry = IN_TREE_REGISTRY.merged({"Gate": Gate})
+    with using_registry(registry):
+        assert plugin_extension_points("Gate") == {"preEnqueue", "permit"}
+    assert plugin_extension_points("Gate") is None
+    assert not set(UNIMPLEMENTED_IN_TREE_PLUGINS) & set(IN_TREE_REGISTRY)
+    cfg = config({"schedulerName": "default-scheduler",
+                  "plugins": {"reserve": {"enabled": [{"name": "Gate"}]}}})
+    assert rejected_with(cfg, registry) == (
+        "framework", FW + 'plugin "Gate" does not extend ReservePlugin plugin')
 
 
 def rejected_with(cfg: Any, registry: Any) -> tuple[str, str]:

@@ -587,3 +587,25 @@ def test_json_documents_give_what_a_json_parser_gives(value: Any, indent: int | 
         listed = list(items)
         doc = listed if isinstance(value, list) else {**doc, "items": listed}
     assert doc == json.loads(data)
+
+
+def test_snake_case_dicts_are_read_as_their_kinds_client_model() -> None:
+    """A client model's ``to_dict()`` (snake_case field names, ``None`` for unset fields) reads
+    as the model would: its node name, requests and class are not silently left out."""
+    client = pytest.importorskip("kubernetes").client
+    pod_model = client.V1Pod(
+        kind="Pod", metadata=client.V1ObjectMeta(name="db-0", labels={"app_x": "y"}),
+        spec=client.V1PodSpec(node_name="n1", containers=[client.V1Container(
+            name="c", resources=client.V1ResourceRequirements(requests={"cpu": "1"}))]))
+    claim_model = client.V1PersistentVolumeClaim(
+        kind="PersistentVolumeClaim", metadata=client.V1ObjectMeta(name="data", namespace="db"),
+        spec=client.V1PersistentVolumeClaimSpec(
+            access_modes=["ReadWriteOnce"], storage_class_name="fast",
+            resources=client.V1VolumeResourceRequirements(requests={"storage": "1Gi"})))
+    objects = ksched.read_objects([node("n1"), pod_model.to_dict(), claim_model.to_dict()])
+    assert objects == ksched.read_objects([node("n1"), pod_model, claim_model])
+    (running,) = objects.bound_pods
+    assert (running.node_name, running.labels, running.containers[0].requests) == (
+        "n1", {"app_x": "y"}, {"cpu": 1000})
+    (claim,) = objects.persistent_volume_claims
+    assert (claim.key, claim.storage_class, claim.request) == ("db/data", "fast", GI)

@@ -31,9 +31,17 @@ PATHS = {
     "StatefulSet": "/apis/apps/v1/statefulsets",
     "PodDisruptionBudget": "/apis/policy/v1/poddisruptionbudgets",
     "PriorityClass": "/apis/scheduling.k8s.io/v1/priorityclasses",
+    "PersistentVolume": "/api/v1/persistentvolumes",
+    "PersistentVolumeClaim": "/api/v1/persistentvolumeclaims",
+    "StorageClass": "/apis/storage.k8s.io/v1/storageclasses",
+    "CSINode": "/apis/storage.k8s.io/v1/csinodes",
+    "CSIDriver": "/apis/storage.k8s.io/v1/csidrivers",
+    "CSIStorageCapacity": "/apis/storage.k8s.io/v1/csistoragecapacities",
 }
 API_VERSIONS = {"ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
-                "PodDisruptionBudget": "policy/v1", "PriorityClass": "scheduling.k8s.io/v1"}
+                "PodDisruptionBudget": "policy/v1", "PriorityClass": "scheduling.k8s.io/v1",
+                **{kind: "storage.k8s.io/v1" for kind in ("StorageClass", "CSINode", "CSIDriver",
+                                                          "CSIStorageCapacity")}}
 
 
 def _node(i: int) -> dict:
@@ -88,6 +96,38 @@ def _objects() -> list[dict]:
          "metadata": {"name": "old", "namespace": "shop"},
          "spec": {"replicas": 0, "selector": {"app": "old"},
                   "template": {**template, "metadata": {"labels": {"app": "old"}}}}},
+        *_storage_objects(),
+    ]
+
+
+def _storage_objects() -> list[dict]:
+    """One object of every storage kind: a volume bound to a claim, its class, a CSINode of
+    node-0 with an attach limit, the driver and a capacity."""
+    storage = "storage.k8s.io/v1"
+    return [
+        {"kind": "PersistentVolume", "apiVersion": "v1", "metadata": {"name": "pv-1"},
+         "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                  "storageClassName": "fast",
+                  "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"},
+                  "claimRef": {"namespace": "shop", "name": "data", "uid": "pvc-1"}},
+         "status": {"phase": "Bound"}},
+        {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+         "metadata": {"name": "data", "namespace": "shop", "uid": "pvc-1",
+                      "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                  "resources": {"requests": {"storage": "10Gi"}}, "volumeName": "pv-1"},
+         "status": {"phase": "Bound"}},
+        {"kind": "StorageClass", "apiVersion": storage, "metadata": {"name": "fast"},
+         "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer"},
+        {"kind": "CSINode", "apiVersion": storage, "metadata": {"name": "node-0"},
+         "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-0",
+                               "allocatable": {"count": 25}}]}},
+        {"kind": "CSIDriver", "apiVersion": storage, "metadata": {"name": "ebs.csi.aws.com"},
+         "spec": {"attachRequired": True}},
+        {"kind": "CSIStorageCapacity", "apiVersion": storage,
+         "metadata": {"name": "cap-a", "namespace": "kube-system"},
+         "storageClassName": "fast", "capacity": "1Ti",
+         "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "a"}}},
     ]
 
 
@@ -247,8 +287,11 @@ def test_items_get_their_kind_and_the_default_context_is_used(api, kubeconfig):
     assert [item["kind"] for item in items] == (
         ["Node"] * 7 + ["Pod"] * 5 + ["Namespace", "PodDisruptionBudget", "PriorityClass",
                                       "Service", "ReplicaSet", "StatefulSet",
-                                      "ReplicationController"])
-    assert {item["apiVersion"] for item in items if item["kind"] == "ReplicaSet"} == {"apps/v1"}
+                                      "ReplicationController", "PersistentVolume",
+                                      "PersistentVolumeClaim", "StorageClass", "CSINode",
+                                      "CSIDriver", "CSIStorageCapacity"])
+    for item in items:
+        assert item["apiVersion"] == API_VERSIONS.get(item["kind"], "v1"), item["kind"]
     assert items[7]["spec"]["priorityClassName"] == "high"
     assert len(api.requested("/api/v1/nodes")) == 4  # 2 + 2 + 2 + 1
 
@@ -316,10 +359,11 @@ def test_a_continue_token_that_expires_again_is_an_error(api, kubeconfig, monkey
 
 
 @pytest.mark.parametrize("missing", ["/apis/scheduling.k8s.io/v1/priorityclasses",
-                                     "/apis/apps/v1/statefulsets"])
+                                     "/apis/apps/v1/statefulsets",
+                                     "/apis/storage.k8s.io/v1/csinodes"])
 def test_optional_kinds_the_server_lacks_are_skipped(api, kubeconfig, cluster_file, missing):
     api.status[missing] = 404
-    with pytest.warns(RuntimeWarning, match="serves no (PriorityClass|StatefulSet)s"):
+    with pytest.warns(RuntimeWarning, match="serves no (PriorityClasses|StatefulSets|CSINodes) "):
         items = read_live_items(kubeconfig)
     kind = next(k for k, p in PATHS.items() if p == missing)
     expected = [o for o in _objects() if o["kind"] != kind]
@@ -371,7 +415,7 @@ def test_snapshot_round_trip(api, kubeconfig, tmp_path, name):
     raw = path.read_bytes()
     assert (raw[:2] == b"\x1f\x8b") == name.endswith(".gz")
     body = json.loads(gzip.decompress(raw) if name.endswith(".gz") else raw)
-    assert (body["apiVersion"], body["kind"], len(body["items"])) == ("v1", "List", 19)
+    assert (body["apiVersion"], body["kind"], len(body["items"])) == ("v1", "List", 25)
     assert ksched.read_objects(path) == load_live(kubeconfig)
     _same_cluster(ksched.load_cluster(path), ksched.load_cluster(kubeconfig=kubeconfig))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["kubeconfig", name])
@@ -438,3 +482,17 @@ def test_the_command_line_names_an_unreachable_server_in_one_line(tmp_path):
                 "cannot reach the server")
     cli_refused(["headroom", "--kubeconfig", config], "cannot reach the server")
     assert not (tmp_path / "s.json").exists()
+
+
+def test_the_live_load_holds_the_storage_objects(api, kubeconfig):
+    """PersistentVolumes, claims, classes, CSINodes, CSIDrivers and capacities are listed
+    (paged like the rest) and reach the cluster's :attr:`~ksched.ClusterState.storage`."""
+    storage = ksched.load_cluster(kubeconfig=kubeconfig).storage
+    assert storage.volume("pv-1").claim_ref == ksched.api.ClaimRef("shop", "data", "pvc-1")
+    claim = storage.claim("shop", "data")
+    assert (claim.volume_name, claim.bind_completed, claim.request) == ("pv-1", True, 10 << 30)
+    assert storage.storage_class("fast").volume_binding_mode == "WaitForFirstConsumer"
+    assert storage.csi_node("node-0").driver("ebs.csi.aws.com").allocatable == 25
+    assert storage.csi_driver("ebs.csi.aws.com").attach_required
+    assert [c.capacity for c in storage.capacities("fast")] == [1 << 40]
+    assert api.requested("/apis/storage.k8s.io/v1/csinodes") == [(500, "")]

@@ -2,8 +2,8 @@
 the records and the errors are those of reading every manifest afresh.
 
 Pods of one template differ in their names, node names and volumes; a remembered spec comes
-back only for a spec that reads alike in everything :func:`ksched.api._pod_spec` reads, and
-never when the pod's labels or uid reach its spec (``matchLabelKeys``). These tests draw
+back only for a spec that reads alike in everything :func:`~ksched.api.pods.read_pod_spec`
+reads, and never when the pod's labels or uid reach its spec (``matchLabelKeys``). These tests draw
 manifests that share templates and differ in one field the shared parts depend on
 (``hostNetwork``, limits or requests, pod-level resources, labels, uid), valid and not, and
 compare the memo's answers with a fresh read of each manifest, record by record and error by
@@ -24,15 +24,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ksched import InvalidObjectError, Node, Pod
-from ksched.api import (
-    _CONTAINER_KEYS,
-    _NODE_PARTS,
-    _POD_SPEC_KEYS,
-    ManifestMemo,
-    _node_parts,
-    _pod_spec,
-    ManifestReader,
-)
+from ksched.api import ManifestMemo, ManifestReader
+from ksched.api.kinds import NODE_PARTS as _NODE_PARTS
+from ksched.api.kinds import read_node_parts as _node_parts
+from ksched.api.pods import CONTAINER_KEYS as _CONTAINER_KEYS
+from ksched.api.pods import POD_SPEC_KEYS as _POD_SPEC_KEYS
+from ksched.api.pods import read_pod_spec as _pod_spec
 from ksched.io import admit_priorities, read_objects
 
 ABSENT = object()
@@ -549,7 +546,7 @@ RICH_SPEC = {
 
 def test_the_spec_key_holds_every_field_the_spec_reading_reads() -> None:
     """What :class:`ManifestMemo` tells pod specs apart by covers every spec field (and
-    container field) that :func:`ksched.api._pod_spec` reads: a field read but not keyed
+    container field) that :func:`ksched.api.pods.read_pod_spec` reads: a field read but not keyed
     would let a pod take another's."""
     spec_seen: set[str] = set()
     container_seen: set[str] = set()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import attrs
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import ksched
 from ksched import (
@@ -122,3 +124,63 @@ def test_cluster_state_from_string_records() -> None:
     second = [Pod("b", containers=[Container("c", requests={"cpu": "1"})])]
     cluster = ksched.ClusterState.from_records(nodes, [attrs.evolve(pods[0], node_name="n1")])
     assert [p.node for p in ksched.schedule_batch(cluster, second).placements] == [None]
+
+
+def test_every_record_kind_reads_its_manifest_through_the_registered_reader() -> None:
+    """``from_manifest`` of each record kind runs the reader :mod:`ksched.api` registered for
+    it (the records cannot import the readers, which build records)."""
+    from ksched.api import (
+        MANIFEST_READERS,
+        CSIDriver,
+        CSINode,
+        CSIStorageCapacity,
+        Namespace,
+        PersistentVolume,
+        PersistentVolumeClaim,
+        PriorityClass,
+        StorageClass,
+        Workload,
+    )
+
+    kinds = {Pod, Node, Namespace, Workload, PriorityClass, PodDisruptionBudget,
+             PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver,
+             CSIStorageCapacity}
+    assert set(MANIFEST_READERS) == kinds
+    assert CSIDriver.from_manifest({"metadata": {"name": "d.example.com"}}) == CSIDriver(
+        "d.example.com")
+    namespace = Namespace.from_manifest({"metadata": {"name": "team-a"}})
+    assert namespace.labels == {"kubernetes.io/metadata.name": "team-a"}
+    with pytest.raises(InvalidObjectError, match="metadata.name"):
+        Namespace.from_manifest({"metadata": {"name": "Team_A"}})
+
+
+@given(st.dictionaries(st.sampled_from("abc"), st.sampled_from("xyz"), max_size=3),
+       st.dictionaries(st.sampled_from("abc"), st.sampled_from("xyz"), max_size=2),
+       st.lists(st.tuples(st.sampled_from("abc"),
+                          st.sampled_from(("In", "NotIn", "Exists", "DoesNotExist")),
+                          st.lists(st.sampled_from("xyz"), max_size=2)), max_size=3))
+def test_a_label_selector_matches_as_the_selector_built_from_it(
+        labels: dict[str, str], match_labels: dict[str, str],
+        expressions: list[tuple[str, str, list[str]]]) -> None:
+    """``LabelSelector.matches`` and ``labels.Selector`` (``LabelSelectorAsSelector``) share
+    one matching rule: they agree on every valid selector."""
+    from ksched.api import LabelSelectorRequirement
+    from ksched.labels import Selector, label_selector_error
+
+    selector = LabelSelector(match_labels, [LabelSelectorRequirement(k, op, values)
+                                            for k, op, values in expressions])
+    assume(label_selector_error(selector) is None)
+    assert selector.matches(labels) == Selector.from_label_selector(selector).matches(labels)
+
+
+def test_renamed_copies_every_field_but_the_name() -> None:
+    from ksched import Container, Pod
+
+    pod = Pod("web", namespace="shop", labels={"app": "web"},
+              containers=[Container("c", requests={"cpu": "1"})], priority=7)
+    copy = pod.renamed("web-3")
+    assert copy.name == "web-3" and pod.name == "web"
+    assert attrs.evolve(copy, name="web") == pod
+    assert copy.containers is pod.containers  # shared, not rebuilt
+    with pytest.raises(TypeError, match="name: expected a string, got int"):
+        pod.renamed(3)

@@ -593,3 +593,43 @@ def test_a_bound_result_schedules_like_the_batch_went_on() -> None:
     bound = cluster.bind([(p.pod, p.node) for p in first.placements])
     more = [pod(f"q{i}", 900, GI) for i in range(4)]
     assert nodes_of(schedule(bound, more)) == nodes_of(schedule(first.state, more))
+
+
+def test_the_loop_and_the_framework_hand_the_next_pod_the_same_counters() -> None:
+    # One Driver places the pods through the compiled loop, another through the framework:
+    # the named counters (the walk's start index, pods placed, nodes evaluated) agree after
+    # every pod, and so do the nodes and the tie-break state.
+    from ksched.cache import Assumer
+    from ksched.driver import Driver
+    from ksched.framework.runtime import Framework
+    from ksched.framework.tiebreak import TieBreaker
+    from ksched.profile import default_profile
+
+    cluster = ClusterState.from_records([node(f"n{i}", cpu=2000 + 500 * (i % 3))
+                                         for i in range(120)])
+    pods = [pod(f"p{i}", cpu=300 + 100 * (i % 4)) for i in range(60)] + [pod("big", cpu=9000)]
+    seen = []
+    for compiled in (True, False):
+        driver = Driver(Assumer(cluster, pods), TieBreaker(), 0, pending=pods)
+        framework = Framework(default_profile())
+        fast = driver.fast_path(framework)
+        steps = []
+        for p in pods:
+            if compiled:
+                classes = np.array([fast.class_of(p, driver.assumer.state)], dtype=np.int64)
+                out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
+                driver.run_loop(fast, classes, 0, out_node, out_start)
+                if out_node[0] >= 0:
+                    driver.loop_placed(fast, p, int(out_node[0]))
+                placed = max(int(out_node[0]), -1)
+            else:
+                outcome = driver.framework_cycle(framework, p)
+                placed = -1 if outcome.node is None else outcome.node
+            c = driver.counters
+            steps.append((placed, c.next_start_index, c.placed,
+                          c.nodes_evaluated, driver.tie_breaker.last_node_index))
+        seen.append(steps)
+    assert seen[0] == seen[1]
+    assert seen[0][-1][0] == -1 and seen[0][-2][2] == 60
+    assert seen[0][-1][3] - seen[0][-2][3] == 120  # the failing pod walked every node
+    assert len({step[1] for step in seen[0]}) > 1  # the walk's start moved

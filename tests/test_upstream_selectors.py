@@ -372,8 +372,8 @@ def test_manifest_pods_keep_their_invalid_selectors_for_the_scheduler_to_word() 
 def test_the_compiled_loop_hands_such_pods_to_the_framework(pod: Pod) -> None:
     """The fused loop models no error path: pods whose selectors do not parse have no class
     there, so every entry point reports the framework's status."""
-    from ksched.fast import FastPath
+    from ksched.fused_loop import FusedLoop
     from ksched.framework.runtime import Framework
 
     state = _scenario(pod, [NODE1, NODE2]).state
-    assert FastPath(Framework(default_profile()), state).class_of(pod, state) is None
+    assert FusedLoop(Framework(default_profile()), state).class_of(pod, state) is None

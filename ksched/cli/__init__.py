@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ksched.cli import commands, planning
+from ksched.cli import commands, planning, sweep
 from ksched.cli.common import Parser, UsageError, with_live_cluster
 from ksched.errors import KschedError
 
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     commands.add_parsers(sub)
     planning.add_parsers(sub)
+    sweep.add_parsers(sub)
     return parser
 
 

@@ -3,12 +3,13 @@
 Plugins are vectorised: a Filter judges a whole array of node indices at once and returns a
 :class:`FilterResult`; a Score returns ``int64`` scores for an array of node indices. The runtime,
 not the plugin, combines masks, records the first failing plugin per node, skips, normalises,
-range-checks and weighs.
+range-checks and weighs. What plugins beyond the node search (PostFilter: preemption) read of
+the scheduler is the typed :class:`Handle`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import attrs
@@ -121,28 +122,79 @@ def implements(plugin: object, point: str) -> bool:
     return method is not None and callable(getattr(plugin, method, None))
 
 
-__all__: Sequence[str] = [
-    "Cycle", "PreFilterResult", "FilterResult", "Plugin", "PreFilterPlugin", "FilterPlugin",
-    "PreScorePlugin", "ScorePlugin", "ScoreExtensions", "EXTENSION_POINTS", "implements",
-]
+class FrameworkHandle(Protocol):
+    """What plugins beyond the node search call on their profile's framework
+    (:class:`~ksched.framework.runtime.Framework`)."""
+
+    points: Mapping[str, tuple[tuple[str, Any], ...]]
+    #: Whether the cycle may judge nodes by request arithmetic in compiled passes.
+    vectorized: bool
+
+    def run_pre_filter(self, cycle: Cycle) -> tuple[Status | None, frozenset[str] | None,
+                                                    frozenset[str], tuple[str, ...]]: ...
+
+    def filter_node_with_nominated(self, state: ClusterState, pod: Pod, node: int,
+                                   nominated: Sequence[Pod],
+                                   skipped: frozenset[str] = frozenset(),
+                                   removed: Sequence[int] = (),
+                                   cycle: Cycle | None = None) -> Status: ...
+
+    def resource_only(self, skipped: frozenset[str], pod: Pod,
+                      state: ClusterState) -> bool: ...
+
+    def request_filter(self, skipped: frozenset[str]) -> tuple[int, str, Any]: ...
+
+    def static_verdicts(self, cycle: Cycle, skipped: frozenset[str]) -> Any: ...
+
+
+class PodLister(Protocol):
+    """The scheduler cache's pods per node (:class:`~ksched.cache.Assumer`)."""
+
+    def rows_on(self, node: int) -> list[int]:
+        """Rows (in the cache's ``state.pods``) of the node's pods, in ``NodeInfo.Pods``
+        order."""
+
+
+class DryRunResult(Protocol):
+    """What a compiled ``DryRunPreemption`` found: the candidates, the failures by node row,
+    and the candidate the interface's node choice picks with the nodes tied for it."""
+
+    candidates: Sequence[Any]
+    found_any: bool
+
+    @property
+    def failures(self) -> Mapping[int, Status]: ...
+
+    def pick(self) -> tuple[Any, tuple[str, ...]]: ...
+
+
+class DryRun(Protocol):
+    """A compiled ``DryRunPreemption`` over ``potential`` node rows from ``offset`` until
+    ``wanted`` candidates are found, for a preemption ``interface`` whose rules it models;
+    ``None`` where it does not (the Evaluator then tries node by node)."""
+
+    def __call__(self, interface: Any, cycle: Cycle, potential: NodeIndices, offset: int,
+                 wanted: int, handle: Handle, diagnosis: Any) -> DryRunResult | None: ...
 
 
 @attrs.frozen(eq=False)
 class Handle:
     """What plugins beyond the node search read (``framework.Handle``): the profile's
-    framework, the queue's nominated pods per node row, PodDisruptionBudgets, the order of
-    each node's pods in its ``NodeInfo`` and a random source (preemption's offset)."""
+    framework, the queue's nominated pods per node row, PodDisruptionBudgets, the cache's
+    pods per node (their order in ``NodeInfo``), a random source (preemption's offset) and a
+    compiled dry run of preemption, where the caller has one."""
 
-    framework: Any
-    nominated: Any = attrs.field(factory=dict)
+    framework: FrameworkHandle
+    nominated: Mapping[int, Sequence[Pod]] = attrs.field(factory=dict)
     pdbs: Sequence[Any] = ()
-    node_pods: Any = None
-    rng: Any = None
+    cache: PodLister | None = None
+    rng: np.random.Generator | None = None
+    dry_run: DryRun | None = None
 
     def pods_of(self, state: ClusterState, node: int) -> list[int]:
         """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
-        if self.node_pods is not None:
-            return list(self.node_pods(node))
+        if self.cache is not None:
+            return list(self.cache.rows_on(node))
         return [int(i) for i in np.flatnonzero(state.pod_node == node)]
 
 
@@ -158,3 +210,10 @@ class PostFilterResult:
     candidates: tuple[Any, ...] = ()
     dry_run_failures: Any = attrs.field(factory=dict)
     tie_nodes: tuple[str, ...] = ()
+
+
+__all__: Sequence[str] = [
+    "Cycle", "PreFilterResult", "FilterResult", "Plugin", "PreFilterPlugin", "FilterPlugin",
+    "PreScorePlugin", "ScorePlugin", "ScoreExtensions", "EXTENSION_POINTS", "implements",
+    "Handle", "FrameworkHandle", "PodLister", "DryRun", "DryRunResult", "PostFilterResult",
+]

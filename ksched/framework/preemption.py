@@ -1,27 +1,61 @@
 """The preemption Evaluator (``pkg/scheduler/framework/preemption/preemption.go``).
 
 ``Preempt``: check the pod may preempt, dry-run victim selection on the nodes that failed
-with a resolvable status, pick one candidate node and nominate it. The plugin (DefaultPreemption)
-supplies eligibility, the number of candidates and ``SelectVictimsOnNode``.
+with a resolvable status, pick one candidate node and nominate it. A PostFilter plugin gives
+the Evaluator its rules through :class:`Interface` (``preemption.Interface``): DefaultPreemption
+is one. The helpers every preemption shares live here too: ``GetPodStartTime``,
+``MoreImportantPod`` and ``pickOneNodeForPreemption``'s criteria. A compiled ``DryRunPreemption``
+(the fast path's) comes in through the :class:`~ksched.framework.interfaces.Handle`.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import numpy as np
 
 from ksched.api import Pod
-from ksched.framework.interfaces import Cycle, Handle, PostFilterResult
-from ksched.framework.runtime import NodeStatuses, failure_message
-from ksched.kernels import preemption as kernels
+from ksched.framework.diagnosis import NodeStatuses, failure_message
+from ksched.framework.interfaces import Cycle, DryRunResult, Handle, PostFilterResult
+from ksched.kernels.preemption import pick_candidate
+from ksched.state import ClusterState
 from ksched.status import Code, Status, unresolvable, unschedulable
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
-_SHIFT = 2**31  # MaxInt32 + 1: makes every priority non-negative before summing
+#: ``SelectVictimsOnNode``'s status where no pod has a lower priority than the preemptor.
+NO_VICTIMS = "No preemption victims found for incoming pod"
+
+
+# ----------------------------------------------------------------------- shared helpers
+
+
+def start_time(pod: Pod) -> float:
+    """``GetPodStartTime``: ``status.startTime``; a pod that has not started counts as now,
+    later than any recorded time."""
+    value = getattr(pod, "start_time", None)
+    return float("inf") if value is None else value
+
+
+def importance(pod: Pod) -> tuple[int, float]:
+    """``MoreImportantPod`` as a sort key (smaller: more important): higher priority first,
+    then the earlier start."""
+    return -pod.priority, start_time(pod)
+
+
+def more_important(a: Pod, b: Pod) -> bool:
+    """``MoreImportantPod``: whether ``a`` is more important than ``b``."""
+    return importance(a) < importance(b)
+
+
+def sort_by_importance(pods: list[Pod]) -> list[Pod]:
+    """``sort.Slice(pods, MoreImportantPod)``. Go sorts short slices (12 or fewer, every node
+    in practice) by insertion, which keeps ties in their order; so does this stable sort."""
+    return sorted(pods, key=importance)
+
+
+# ----------------------------------------------------------------------- the interface
 
 
 @attrs.frozen
@@ -33,11 +67,49 @@ class Candidate:
     num_pdb_violations: int
 
 
+@attrs.frozen
+class Victims:
+    """``extenderv1.Victims``: the pods to evict on one node, and how many PDBs that breaks."""
+
+    pods: tuple[Pod, ...]
+    num_pdb_violations: int
+
+
+#: ``OrderedScoreFuncs``' functions: a node name's score (the highest wins).
+ScoreFunc = Callable[[str], float]
+
+
+@runtime_checkable
+class Interface(Protocol):
+    """``preemption.Interface``: the rules a PostFilter plugin gives the :class:`Evaluator`."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int,
+                                      rng: np.random.Generator | None) -> tuple[int, int]:
+        """Where the dry run starts among ``num_nodes`` potential nodes, and how many
+        candidates it looks for."""
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]
+                                  ) -> dict[str, Victims]:
+        """The candidates' victims by node name."""
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, state: ClusterState,
+                                       nominated_status: Status | None) -> tuple[bool, str]:
+        """Whether the pod may preempt, and why not."""
+
+    def select_victims_on_node(self, cycle: Cycle, node: int, handle: Handle,
+                               skipped: frozenset[str]) -> tuple[list[Pod], int, Status]:
+        """The victims on one node (most important first), their PDB violations, a status."""
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]
+                            ) -> list[ScoreFunc] | None:
+        """The node choice's criteria, in order (``None``: ``pickOneNodeForPreemption``'s)."""
+
+
 class Evaluator:
     """One preemption attempt for one pod (``Evaluator.Preempt``)."""
 
-    def __init__(self, plugin: Any, handle: Handle) -> None:
-        self.plugin, self.handle = plugin, handle
+    def __init__(self, interface: Interface, handle: Handle) -> None:
+        self.interface, self.handle = interface, handle
 
     def preempt(self, cycle: Cycle, diagnosis: Any) -> tuple[PostFilterResult | None, Status]:
         """``Preempt``: ``(None, Unschedulable)`` when the pod may not preempt;
@@ -48,30 +120,31 @@ class Evaluator:
         nominated_row = state.node_index.get(getattr(pod, "nominated_node_name", "") or "")
         nominated_status = diagnosis.status_of(nominated_row) if nominated_row is not None \
             else None
-        ok, reason = self.plugin.eligible(pod, state, nominated_status)
+        ok, reason = self.interface.pod_eligible_to_preempt_others(pod, state,
+                                                                   nominated_status)
         if not ok:
             return None, unschedulable(reason)
         potential = potential_nodes(state, diagnosis)
         names = state.node_names
         potential_names = Deferred(lambda: sorted(names[n] for n in potential.tolist()))
-        wanted, offset = self._walk(len(potential))
-        dry_run = getattr(self.plugin, "dry_run", None)
-        found = dry_run(cycle, potential, offset, wanted, self.handle, diagnosis) \
-            if dry_run is not None and len(potential) else None
+        offset, wanted = self._walk(len(potential))
+        dry_run = self.handle.dry_run
+        found = dry_run(self.interface, cycle, potential, offset, wanted, self.handle,
+                        diagnosis) if dry_run is not None and len(potential) else None
         if found is None:
             candidates, failures = self.find_candidates(cycle, potential.tolist(), diagnosis,
                                                         offset, wanted)
             any_candidate = bool(candidates)
         else:
             candidates, failures = found.candidates, None
-            any_candidate = len(found.positions) > 0
+            any_candidate = found.found_any
         if not any_candidate:
             failures = found.failures if failures is None else failures
             message = failure_message(state.num_nodes, failures, unresolvable(NOT_HELPFUL))
             return (PostFilterResult(nominated_node="", potential_nodes=potential_names,
                                      dry_run_failures=_named(state, failures)),
                     unschedulable(message))
-        best, ties = select_candidate(candidates) if found is None else found.pick()
+        best, ties = self.select_candidate(candidates) if found is None else found.pick()
         return (PostFilterResult(nominated_node=best.node, victims=best.victims,
                                  num_pdb_violations=best.num_pdb_violations,
                                  potential_nodes=potential_names,
@@ -82,12 +155,10 @@ class Evaluator:
                 Status())
 
     def _walk(self, num_potential: int) -> tuple[int, int]:
-        """How many candidates to look for, and the random offset of the walk."""
+        """The random offset of the walk, and how many candidates to look for."""
         if not num_potential:
             return 0, 0
-        wanted = self.plugin.num_candidates(num_potential)
-        rng = self.handle.rng
-        return wanted, int(rng.integers(num_potential)) if rng is not None else 0
+        return self.interface.get_offset_and_num_candidates(num_potential, self.handle.rng)
 
     def find_candidates(self, cycle: Cycle, potential: Sequence[int], diagnosis: Any,
                         offset: int | None = None, wanted: int | None = None
@@ -98,14 +169,14 @@ class Evaluator:
         if not potential:
             return [], {}
         if offset is None or wanted is None:
-            wanted, offset = self._walk(len(potential))
+            offset, wanted = self._walk(len(potential))
         skipped = diagnosis.pre_filter_skipped
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         failures: dict[int, Status] = {}
         for i in range(len(potential)):
             node = potential[(offset + i) % len(potential)]
-            victims, num_violations, status = self.plugin.select_victims_on_node(
+            victims, num_violations, status = self.interface.select_victims_on_node(
                 cycle, node, self.handle, skipped)
             if status.is_success and victims:
                 found = Candidate(cycle.state.node_names[node], tuple(victims), num_violations)
@@ -118,6 +189,17 @@ class Evaluator:
             failures[node] = status
         return non_violating + violating, failures
 
+    def select_candidate(self, candidates: Sequence[Candidate]
+                         ) -> tuple[Candidate, tuple[str, ...]]:
+        """``SelectCandidate``: the interface's criteria (``OrderedScoreFuncs``) over its
+        victims map, or ``pickOneNodeForPreemption``'s."""
+        if len(candidates) == 1:
+            return candidates[0], (candidates[0].node,)
+        victims = self.interface.candidates_to_victims_map(candidates)
+        node, ties = pick_one_node_for_preemption(
+            victims, self.interface.ordered_score_funcs(victims))
+        return next(c for c in candidates if c.node == node), ties
+
 
 def no_victim_left(node: str) -> Status:
     return Status(Code.ERROR, (f'expected at least one victim pod on node "{node}"',))
@@ -129,6 +211,60 @@ def potential_nodes(state: Any, diagnosis: Any) -> np.ndarray:
     codes = NodeStatuses.of(diagnosis.failures).codes(state.num_nodes, diagnosis.absent_status)
     order = np.asarray(state.tree_order, dtype=np.int64)
     return order[codes[order] == int(Code.UNSCHEDULABLE)]
+
+
+# ----------------------------------------------------------------------- the node choice
+
+
+def pick_one_node_for_preemption(victims: Mapping[str, Victims],
+                                 score_funcs: Sequence[ScoreFunc] | None = None
+                                 ) -> tuple[str, tuple[str, ...]]:
+    """``pickOneNodeForPreemption``: a node that needs no victims if there is one; else each
+    criterion in turn keeps the nodes scoring highest, until one is left; and the nodes still
+    tied after them all. Without ``score_funcs`` the default criteria are the compiled
+    :func:`ksched.kernels.preemption.pick_candidate`'s (the one copy of them). Upstream takes
+    any of the tied nodes (Go map order); ksched takes the smallest node name, as the recorded
+    traces do."""
+    empty = sorted(n for n, v in victims.items() if not v.pods)
+    if empty:
+        return empty[0], tuple(empty)
+    if score_funcs is None:
+        return _by_default_criteria(victims)
+    remaining = list(victims)
+    if len(remaining) > 1:
+        for score in score_funcs:
+            scores = [score(n) for n in remaining]
+            best = max(scores)
+            remaining = [n for n, s in zip(remaining, scores) if s == best]
+            if len(remaining) == 1:
+                break
+    remaining.sort()
+    return remaining[0], tuple(remaining)
+
+
+def _by_default_criteria(victims: Mapping[str, Victims]) -> tuple[str, tuple[str, ...]]:
+    """The default criteria over nodes that each have victims, by the compiled kernel."""
+    names = sorted(victims)
+    sizes = np.array([len(victims[n].pods) for n in names], dtype=np.int64)
+    ends = np.cumsum(sizes)
+    pods = [p for n in names for p in victims[n].pods]
+    tied, best = pick_candidate(
+        ends - sizes, ends, np.array([victims[n].num_pdb_violations for n in names], np.int64),
+        np.array([p.priority for p in pods], np.int64),
+        np.array([start_time(p) for p in pods], np.float64), np.arange(len(names)))
+    return names[best], tuple(n for n, t in zip(names, tied) if t)
+
+
+def select_candidate(candidates: Sequence[Candidate]) -> tuple[Candidate, tuple[str, ...]]:
+    """``SelectCandidate`` with ``pickOneNodeForPreemption``'s criteria: the candidate
+    picked, and the nodes still tied after the five criteria."""
+    by_node = {c.node: c for c in candidates}
+    node, ties = pick_one_node_for_preemption(
+        {n: Victims(c.victims, c.num_pdb_violations) for n, c in by_node.items()})
+    return by_node[node], ties
+
+
+# ----------------------------------------------------------------------- lazy results
 
 
 class Deferred(Sequence):
@@ -191,97 +327,8 @@ class DeferredMapping(Mapping):
         return repr(self._get())
 
 
-class CompiledDryRun:
-    """What the compiled dry run (:func:`ksched.kernels.preemption.dry_run`) found on the
-    nodes it tried: candidates with their victims (pod rows of ``state``), and failures."""
-
-    def __init__(self, state: Any, out: dict[str, np.ndarray], tried: int,
-                 serials: np.ndarray,
-                 fit_status: Callable[[int], Status]) -> None:
-        self.state = state
-        self.nodes = out["node"][:tried]
-        self.kinds = out["kind"][:tried]
-        self.codes = out["code"][:tried]
-        self.indptr = out["indptr"][:tried + 1]
-        end = int(self.indptr[-1])
-        #: The victims by serial; ``serials`` (ascending) gives their rows in ``state``.
-        self.victims, self.serials = out["victims"][:end], serials
-        self.priority, self.start = out["priority"][:end], out["start"][:end]
-        self.positions = np.flatnonzero(self.kinds == kernels.CANDIDATE)
-        self._fit_status, self._statuses = fit_status, None
-        make = functools.partial(_candidate, state, serials, self.nodes, self.indptr,
-                                 self.victims)
-        positions = self.positions.tolist()
-        self.candidates = Deferred(lambda: [make(i) for i in positions])
-
-    @property
-    def failures(self) -> NodeStatuses:
-        """The nodes where no candidate was found, with why (made on first use)."""
-        if self._statuses is None:
-            self._statuses = self._failures(self._fit_status)
-        return self._statuses
-
-    def _failures(self, fit_status: Callable[[int], Status]) -> NodeStatuses:
-        from ksched.plugins.default_preemption import NO_VICTIMS
-
-        failing = np.flatnonzero(self.kinds != kernels.CANDIDATE)
-        kinds, codes = self.kinds[failing], self.codes[failing]
-        ids = np.zeros(len(failing), dtype=np.int64)
-        table = [unresolvable(NO_VICTIMS)]
-        fit = kinds == kernels.FIT_FAILURE
-        if fit.any():
-            distinct, inverse = kernels.group_codes(codes[fit])
-            if not len(distinct):
-                distinct, inverse = np.unique(codes[fit], return_inverse=True)
-            ids[fit] = len(table) + inverse.reshape(-1)
-            table += [fit_status(int(code)).with_plugin("NodeResourcesFit") for code in distinct]
-        for i in np.flatnonzero(kinds == kernels.NO_VICTIM_LEFT).tolist():
-            ids[i] = len(table)
-            table.append(no_victim_left(self.state.node_names[int(self.nodes[failing[i]])]))
-        return NodeStatuses(self.nodes[failing], ids, table)
-
-    def candidate(self, position: int) -> Candidate:
-        return _candidate(self.state, self.serials, self.nodes, self.indptr, self.victims,
-                          position)
-
-    def pick(self) -> tuple[Candidate, tuple[str, ...]]:
-        """:func:`select_candidate` on the candidates' arrays."""
-        positions = self.positions
-        rank = name_rank(self.state.node_names)[self.nodes[positions]]
-        tied, best = kernels.pick_candidate(
-            self.indptr[positions], self.indptr[positions + 1],
-            np.zeros(len(positions), dtype=np.int64), self.priority, self.start, rank)
-        names = self.state.node_names
-        ties = tuple(sorted(names[int(n)] for n in self.nodes[positions[tied]]))
-        return self.candidate(int(positions[best])), ties
-
-
-def _candidate(state: Any, serials: np.ndarray, nodes: np.ndarray, indptr: np.ndarray,
-               victims: np.ndarray, position: int) -> Candidate:
-    """The candidate the dry run found at ``position`` (no PDB violations counted)."""
-    pods = state.pods
-    rows = np.searchsorted(serials, victims[indptr[position]:indptr[position + 1]]).tolist()
-    return Candidate(state.node_names[int(nodes[position])], tuple(pods[r] for r in rows), 0)
-
-
-_RANKS: dict[int, tuple[Any, np.ndarray]] = {}
-
-
-def name_rank(names: Sequence[str]) -> np.ndarray:
-    """Each node row's position among the node names sorted (kept per names object)."""
-    found = _RANKS.get(id(names))
-    if found is None or found[0] is not names:
-        order = sorted(range(len(names)), key=names.__getitem__)
-        rank = np.empty(len(names), dtype=np.int64)
-        rank[order] = np.arange(len(names), dtype=np.int64)
-        if len(_RANKS) > 8:
-            _RANKS.clear()
-        found = _RANKS[id(names)] = (names, rank)
-    return found[1]
-
-
 def _named(state: Any, statuses: Mapping[int, Status] | None,
-           found: CompiledDryRun | None = None) -> Mapping[str, Status]:
+           found: DryRunResult | None = None) -> Mapping[str, Status]:
     """The failures by node name (``found``'s when ``statuses`` is ``None``), on first use."""
     def make() -> dict[str, Status]:
         failures = found.failures if statuses is None else statuses
@@ -290,35 +337,7 @@ def _named(state: Any, statuses: Mapping[int, Status] | None,
     return DeferredMapping(make)
 
 
-def _earliest_start_of_most_important(candidate: Candidate) -> float:
-    """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
-    from ksched.plugins.default_preemption import start_time
-
-    top = max(v.priority for v in candidate.victims)
-    return min(start_time(v) for v in candidate.victims if v.priority == top)
-
-
-#: ``pickOneNodeForPreemption``'s criteria, in order; each keeps the nodes scoring highest.
-CRITERIA: tuple[Callable[[Candidate], float], ...] = (
-    lambda c: -c.num_pdb_violations,
-    lambda c: -c.victims[0].priority,
-    lambda c: -sum(v.priority + _SHIFT for v in c.victims),
-    lambda c: -len(c.victims),
-    _earliest_start_of_most_important,
-)
-
-
-def select_candidate(candidates: Sequence[Candidate]) -> tuple[Candidate, tuple[str, ...]]:
-    """``SelectCandidate``: the candidate ``pickOneNodeForPreemption`` picks, and the nodes
-    still tied after its five criteria. Upstream takes any of those (Go map order); ksched
-    takes the smallest node name, as the recorded traces do."""
-    remaining = list(candidates)
-    if len(remaining) > 1:
-        for criterion in CRITERIA:
-            scores = [criterion(c) for c in remaining]
-            best = max(scores)
-            remaining = [c for c, s in zip(remaining, scores) if s == best]
-            if len(remaining) == 1:
-                break
-    remaining.sort(key=lambda c: c.node)
-    return remaining[0], tuple(c.node for c in remaining)
+__all__ = ["Candidate", "Victims", "Interface", "Evaluator", "NO_VICTIMS", "NOT_HELPFUL",
+           "start_time", "importance", "more_important", "sort_by_importance",
+           "select_candidate", "pick_one_node_for_preemption", "potential_nodes",
+           "no_victim_left", "Deferred"]

@@ -13,13 +13,20 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ksched.kernels import select
+
 TIE_BREAKS = ("round-robin", "random")
-ROUND_ROBIN, RANDOM = 0, 1
+ROUND_ROBIN, RANDOM = select.ROUND_ROBIN, select.RANDOM
 _DRAW_LIMIT = 1 << 62
 
 
 class TieBreaker:
-    """Chooses one node among the max-score nodes; its state persists across a batch."""
+    """Chooses one node among the max-score nodes; its state persists across a batch.
+
+    The round-robin index and the next draw are kept in the layout of the compiled loop's
+    counters (``state``), so both paths choose with the same kernel
+    (:func:`ksched.kernels.select.select_host`).
+    """
 
     def __init__(self, mode: str = "round-robin",
                  seed: int | np.random.Generator | None = None) -> None:
@@ -27,37 +34,46 @@ class TieBreaker:
             raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {mode!r}")
         self.mode = mode
         self.code = TIE_BREAKS.index(mode)
-        self.last_node_index = 0
+        self.state = np.zeros(5, dtype=np.int64)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self.draws = np.zeros(0, dtype=np.int64)
-        self.next_draw = 0
+
+    @property
+    def last_node_index(self) -> int:
+        """The round-robin index (``lastNodeIndex``)."""
+        return int(self.state[select.ROUND_ROBIN_AT])
+
+    @property
+    def next_draw(self) -> int:
+        """The position of the next random draw in :attr:`draws`."""
+        return int(self.state[select.NEXT_DRAW_AT])
 
     def reserve(self, count: int) -> None:
         """Make sure at least ``count`` draws are ready (random mode)."""
         if self.code == RANDOM and len(self.draws) - self.next_draw < count:
             more = self.rng.integers(_DRAW_LIMIT, size=max(count, 1024), dtype=np.int64)
             self.draws = np.concatenate([self.draws[self.next_draw:], more])
-            self.next_draw = 0
+            self.state[select.NEXT_DRAW_AT] = 0
 
     def save(self, counters: npt.NDArray[np.int64]) -> None:
-        """Write the round-robin index and the next draw where the compiled loop keeps them
-        (``counters[1]`` and ``counters[3]``)."""
-        counters[1], counters[3] = self.last_node_index, self.next_draw
+        """Write the round-robin index and the next draw where the compiled loop keeps them."""
+        for at in (select.ROUND_ROBIN_AT, select.NEXT_DRAW_AT):
+            counters[at] = self.state[at]
 
     def load(self, counters: npt.NDArray[np.int64]) -> None:
         """Take them back after the compiled loop ran."""
-        self.last_node_index, self.next_draw = int(counters[1]), int(counters[3])
+        for at in (select.ROUND_ROBIN_AT, select.NEXT_DRAW_AT):
+            self.state[at] = counters[at]
+
+    def select(self, totals: npt.NDArray[np.int64]) -> int:
+        """``selectHost``: the position in ``totals`` of the chosen top-score node."""
+        totals = np.asarray(totals, dtype=np.int64)
+        if self.code == RANDOM and np.count_nonzero(totals == totals.max()) > 1:
+            self.reserve(1)
+        return int(select.select_host(totals, self.code, self.draws, self.state))
 
     def choose(self, max_nodes: npt.NDArray[np.int64]) -> int:
-        """Pick from ``max_nodes`` (in feasible-list order). Round-robin advances its index on
-        every call, as ``selectHost`` did, even when one node has the top score."""
-        if self.code == RANDOM:
-            if len(max_nodes) == 1:
-                return int(max_nodes[0])
-            self.reserve(1)
-            value = self.draws[self.next_draw]
-            self.next_draw += 1
-            return int(max_nodes[value % len(max_nodes)])
-        choice = int(max_nodes[self.last_node_index % len(max_nodes)])
-        self.last_node_index += 1
-        return choice
+        """Pick from ``max_nodes`` (the top-score nodes, in feasible-list order). Round-robin
+        advances its index on every call, as ``selectHost`` did, even when one node has the
+        top score."""
+        return int(max_nodes[self.select(np.zeros(len(max_nodes), dtype=np.int64))])

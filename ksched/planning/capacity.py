@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import collections
 import numbers
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import attrs
@@ -39,6 +37,7 @@ from ksched.api import Pod
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError, KschedError
 from ksched.explain import explain
+from ksched.framework.capabilities import FilterKind, filter_kind, is_node_static_filter
 from ksched.inputs import (
     as_cluster,
     as_node,
@@ -47,197 +46,32 @@ from ksched.inputs import (
     check_progress,
     node_from_template,
 )
-from ksched.planning.headroom import Displacement, displace, selected_nodes
-from ksched.quantity import canonical
-from ksched.resources import pod_requests
+from ksched.planning.capacity_report import (
+    LIMIT_REACHED,
+    CapacityReport,
+    CapacityResult,
+    fail_counts,
+)
+from ksched.planning.headroom import displace, selected_nodes
+from ksched.plugins import IN_TREE_REGISTRY
+from ksched.resources import pod_requests, request_vector
 from ksched.state import ClusterState, host_ports
 
 #: ``order`` values: fill each template in turn, or alternate one copy each.
 ORDERS = ("fill", "interleave")
-#: The stop reason of a template that reached its limit (cluster-capacity's wording).
-LIMIT_REACHED = "limit reached"
 #: Where nodes without the ``by`` label are counted.
 NO_LABEL = "<none>"
-#: Filters whose verdict on a node does not change as copies are added.
-STATIC_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
-#: Filters that cannot let a copy in once they reject it, with no pod (anti-)affinity in play.
-_CLOSED_FORM_ZERO = STATIC_FILTERS | {"NodePorts"}
+#: The default profile's filters whose verdict on a node does not change as copies are added:
+#: those that declare themselves node-static.
+STATIC_FILTERS = frozenset(name for name, plugin in IN_TREE_REGISTRY.items()
+                           if is_node_static_filter(plugin))
+#: Filters that cannot let a copy in once they reject it, with no pod (anti-)affinity in play:
+#: the node-static ones and the host-port ones.
+_CLOSED_FORM_ZERO = STATIC_FILTERS | frozenset(
+    name for name, plugin in IN_TREE_REGISTRY.items()
+    if filter_kind(plugin) is FilterKind.HOST_PORTS)
 #: Copies in the first run of the loop when no upper bound is known.
 FIRST_RUN = 1024
-_REASON = re.compile(r"(\d+) (.+?)(?=, \d+ |\.$|\. )")
-
-
-# =========================================================================== results
-
-
-@attrs.frozen(eq=False)
-class CapacityResult:
-    """How one template fared.
-
-    Attributes
-    ----------
-    template : the pod the copies were made of.
-    replicas : copies placed.
-    replicas_on_nodes : node name -> copies placed there (nodes with at least one).
-    by : value of the ``by`` node label -> copies placed on nodes with it (``"<none>"``: nodes
-        without the label); empty when no ``by`` was given.
-    method : ``"closed-form"`` or ``"loop"``.
-    limit : the template's limit (``None``: none).
-    """
-
-    template: Pod
-    replicas: int
-    replicas_on_nodes: dict[str, int]
-    by: dict[str, int]
-    method: str
-    limit: int | None
-    _stop: Callable[[], str] = attrs.field(repr=False)
-
-    @property
-    def stop_reason(self) -> str:
-        """The scheduler's message for the first copy that did not fit (``0/3 nodes are
-        available: 3 Insufficient cpu.``), or ``"limit reached"``."""
-        return self._stop()
-
-    @property
-    def limit_reached(self) -> bool:
-        return self.stop_reason == LIMIT_REACHED
-
-    @property
-    def fail_counts(self) -> dict[str, int]:
-        """Reason -> node count, parsed from the stop reason's diagnosis (empty when the
-        limit was reached)."""
-        return fail_counts(self.stop_reason)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the template's key, the counts, the stop reason and its counts."""
-        return {"template": self.template.key, "replicas": self.replicas,
-                "limit": self.limit, "method": self.method, "stop_reason": self.stop_reason,
-                "fail_counts": self.fail_counts, "replicas_on_nodes": dict(self.replicas_on_nodes),
-                "by": dict(self.by)}
-
-
-@attrs.frozen(eq=False)
-class CapacityReport:
-    """What :func:`capacity` found: one :class:`CapacityResult` per template, in input
-    order, and the cluster after the copies were placed (``state``; built on first use for a
-    closed-form answer)."""
-
-    results: tuple[CapacityResult, ...]
-    by_label: str | None
-    _state: Callable[[], ClusterState] = attrs.field(repr=False)
-    #: What ``remove_nodes`` displaced (``None``: no nodes were removed).
-    displaced: Displacement | None = None
-
-    @property
-    def state(self) -> ClusterState:
-        """The cluster with every placed copy bound (without the excluded nodes)."""
-        return self._state()
-
-    @property
-    def replicas(self) -> int:
-        """Copies placed, all templates together."""
-        return sum(r.replicas for r in self.results)
-
-    def resources(self) -> dict[str, dict[str, int]]:
-        """Per resource, the cluster's allocatable and requested totals after the copies."""
-        state = self.state
-        alloc, req = state.allocatable.sum(axis=0), state.requested.sum(axis=0)
-        return {name: {"allocatable": int(alloc[j]), "requested": int(req[j])}
-                for j, name in enumerate(state.resource_names)}
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the total, per template its result, and the resources after."""
-        out = {"replicas": self.replicas, "by_label": self.by_label,
-               "templates": [r.to_dict() for r in self.results],
-               "resources": self.resources()}
-        if self.displaced is not None:
-            out["displaced"] = self.displaced.to_dict()
-        return out
-
-    def to_cluster_capacity(self) -> dict[str, Any]:
-        """cluster-capacity's ``ClusterCapacityReview`` (``pkg/framework/report.go``, its JSON
-        field names): the templates and their requirements, the total replicas, the last
-        template's stop as ``failReason`` (split at the first colon of cluster-capacity's stop
-        reason, ``Unschedulable: <message>`` or ``LimitReached: Maximum number of pods
-        simulated: N``), and per template its replicas per node and fail summary."""
-        last = self.results[-1] if self.results else None
-        return {
-            "kind": "ClusterCapacityReview",
-            "spec": {"templates": [_template_dict(r.template) for r in self.results],
-                     "podRequirements": [_requirements(r.template) for r in self.results]},
-            "status": {
-                "creationTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "replicas": self.replicas,
-                "failReason": None if last is None else _fail_reason(last),
-                "pods": [{"podName": r.template.name,
-                          "replicasOnNodes": [{"nodeName": n, "replicas": c}
-                                              for n, c in r.replicas_on_nodes.items()],
-                          "failSummary": [{"reason": k, "count": c}
-                                          for k, c in r.fail_counts.items()]}
-                         for r in self.results]}}
-
-    def __str__(self) -> str:
-        rows = [("TEMPLATE", "REPLICAS", "METHOD", "STOP REASON")] + [
-            (r.template.key, str(r.replicas), r.method, r.stop_reason) for r in self.results]
-        lines = _table(rows)
-        if self.by_label is not None:
-            values = sorted({v for r in self.results for v in r.by})
-            rows = [(self.by_label.upper(), *(r.template.name for r in self.results))] + [
-                (v, *(str(r.by.get(v, 0)) for r in self.results)) for v in values]
-            lines += [""] + _table(rows)
-        if self.displaced is not None:
-            lines += ["", str(self.displaced)]
-        return "\n".join(lines)
-
-
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-
-
-def _template_dict(pod: Pod) -> dict[str, Any]:
-    return {"metadata": {"name": pod.name, "namespace": pod.namespace,
-                         "labels": dict(pod.labels)}}
-
-
-#: cluster-capacity's ``PrimaryResources`` (the rest are ``ScalarResources``): name -> binary.
-_PRIMARY = {"cpu": False, "memory": True, "storage": True, "ephemeral-storage": True}
-
-
-def _requirements(pod: Pod) -> dict[str, Any]:
-    """cluster-capacity's ``Requirements`` of a template: its requests as quantities."""
-    requests = pod_requests(pod)
-    primary = {name: _quantity(requests.get(name, 0), binary)
-               for name, binary in _PRIMARY.items()}
-    scalar = {name: int(v) for name, v in requests.items() if name not in _PRIMARY}
-    return {"podName": pod.name,
-            "resources": {"primaryResources": primary, "scalarResources": scalar or None},
-            "nodeSelectors": dict(pod.node_selector or {}) or None}
-
-
-def _quantity(value: int, binary: bool) -> str:
-    """``Quantity.String()`` of milli-cpu (``binary`` False) or bytes."""
-    if not binary:
-        return canonical(f"{value}m")
-    return canonical(f"{value // 1024}Ki") if value % 1024 == 0 else str(value)
-
-
-def _fail_reason(result: CapacityResult) -> dict[str, str]:
-    if result.limit_reached:
-        return {"failType": "LimitReached",
-                "failMessage": f"Maximum number of pods simulated: {result.limit}"}
-    return {"failType": "Unschedulable", "failMessage": result.stop_reason}
-
-
-def fail_counts(message: str) -> dict[str, int]:
-    """Reason -> node count of a diagnosis ``0/5 nodes are available: 3 Insufficient cpu,
-    2 node(s) had untolerated taint {a: b}. preemption: ...``; empty when it has none."""
-    _, sep, tail = message.partition(" nodes are available: ")
-    if not sep:
-        return {}
-    tail = tail.split(". ", 1)[0].rstrip(".") + "."  # the diagnosis, not preemption's
-    return {reason: int(count) for count, reason in _REASON.findall(tail)}
 
 
 # =========================================================================== arguments
@@ -425,15 +259,12 @@ def _node_local(pod: Pod) -> bool:
 
 
 def _copy(pod: Pod, k: int) -> Pod:
-    return attrs.evolve(pod, name=f"{pod.name}-{k}")
+    return pod.renamed(f"{pod.name}-{k}")
 
 
 def _request_vector(state: ClusterState, pod: Pod) -> npt.NDArray[np.int64]:
     """The pod's effective request per column of ``state`` (the pod slot counts 1)."""
-    requests = pod_requests(pod)
-    vector = np.array([requests.get(name, 0) for name in state.resource_names], np.int64)
-    vector[state.resource_names.index("pods")] = 1
-    return vector
+    return request_vector(pod_requests(pod), state.resource_names)
 
 
 def _static_open(state: ClusterState, pod: Pod, zero: frozenset[str]) -> npt.NDArray[np.bool_]:

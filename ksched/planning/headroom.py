@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ksched.errors import ArgumentError
 from ksched.inputs import as_cluster, as_pod
-from ksched.resources import pod_requests
+from ksched.resources import pod_requests, request_vector
 from ksched.simulator import BOUND, PREEMPTED, UNSCHEDULABLE, Event, Simulator
 from ksched.state import ABSENT, ClusterState
 
@@ -337,16 +337,9 @@ def _request_vector(cluster: ClusterState, pod: Any) -> np.ndarray:
     """int64[R] the pod's effective requests over the state's columns, pods = 1; a
     requested resource the state has no column for is returned as -1 (nothing fits)."""
     requests = pod_requests(pod)
-    vector = np.zeros(len(cluster.resource_names), dtype=np.int64)
-    for name, amount in requests.items():
-        column = cluster.resource_column(name)
-        if column < 0 and amount > 0:
-            vector[:] = -1
-            return vector
-        if column >= 0 and name != PODS:
-            vector[column] = amount
-    vector[cluster.resource_column(PODS)] = 1
-    return vector
+    if any(amount > 0 and cluster.resource_column(name) < 0 for name, amount in requests.items()):
+        return np.full(len(cluster.resource_names), -1, dtype=np.int64)
+    return request_vector(requests, cluster.resource_names)
 
 
 def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: np.ndarray

@@ -24,6 +24,8 @@ import numpy as np
 
 from ksched.errors import ArgumentError, KschedError
 from ksched.files import written_whole
+from ksched.planning.capacity_report import CapacityReport
+from ksched.planning.headroom import HeadroomReport
 
 #: The file suffixes :func:`save_plot` writes.
 PLOT_SUFFIXES = (".png", ".svg", ".html")
@@ -147,8 +149,6 @@ def headroom_table(report: Any) -> Table:
 
 def as_table(report: Any) -> Table:
     """The :class:`Table` of a capacity or headroom report (a :class:`Table` as it is)."""
-    from ksched.planning.capacity import CapacityReport
-    from ksched.planning.headroom import HeadroomReport
 
     if isinstance(report, Table):
         return report
@@ -204,8 +204,6 @@ def save_plot(report: Any, path: str | os.PathLike[str]) -> Path:
 
 
 def _figure(report: Any) -> Any:
-    from ksched.planning.capacity import CapacityReport
-    from ksched.planning.headroom import HeadroomReport
 
     _optional("matplotlib", "pip install 'ksched[plot]'")
     from matplotlib.figure import Figure  # no pyplot: no global backend state
@@ -281,5 +279,3 @@ def _html_page(title: str, svg: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">"
             f"<title>ksched: {html.escape(title)}</title></head>\n<body>\n"
             f"<h1>ksched: {html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
-
-

@@ -79,7 +79,6 @@ _DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"),
 _HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 
 
-
 @attrs.frozen
 class Expansion:
     """The pods of some workloads and the objects default spreading needs for them.

@@ -1,8 +1,26 @@
-"""In-tree plugins, one module each, named as upstream names them."""
+"""In-tree plugins, one module each, named as upstream names them.
+
+A plugin is a small frozen attrs class with a ``NAME`` and the methods of its extension points
+(:mod:`ksched.framework.interfaces`); its arithmetic is a kernel of :mod:`ksched.kernels`.
+Adding one takes three files:
+
+1. its module here (or anywhere, for your own plugins), with a plain reference implementation
+   beside the kernel it calls;
+2. its line in ``IN_TREE_PLUGINS`` below (``IN_TREE_REGISTRY.merged({...})`` for your own);
+3. its test in ``tests/plugins/``: the kernel against the reference on random clusters.
+
+It joins the fused loop by saying what it is (:mod:`ksched.framework.capabilities`): a Filter
+whose verdict depends on the node alone sets ``FILTER_KIND = FilterKind.NODE_STATIC`` (and
+``judged_by_node_class(pod)`` when nodes of one class get one verdict), a Score likewise
+``SCORE_KIND`` and ``NORMALIZATION``; nothing else in ksched needs to change
+(``tests/framework/test_custom_node_static_filter.py`` shows it). Plugins that declare nothing
+run in the object-level framework, one cycle at a time.
+"""
 
 from __future__ import annotations
 
 from ksched.framework.registry import Registry
+from ksched.framework.runtime import set_default_registry
 from ksched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
 from ksched.plugins.default_binder import DefaultBinder
 from ksched.plugins.default_preemption import DefaultPreemption
@@ -30,5 +48,6 @@ IN_TREE_PLUGINS = (
     SchedulingGates, PrioritySort, DefaultPreemption, DefaultBinder,
 )
 IN_TREE_REGISTRY = Registry({plugin.NAME: plugin for plugin in IN_TREE_PLUGINS})
+set_default_registry(IN_TREE_REGISTRY)
 
 __all__ = ["IN_TREE_REGISTRY", "IN_TREE_PLUGINS"] + [p.__name__ for p in IN_TREE_PLUGINS]

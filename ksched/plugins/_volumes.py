@@ -27,7 +27,7 @@ def uses(pod: Pod, kinds: Iterable[str]) -> bool:
     return any(v.kind in kinds for v in pod.volumes)
 
 
-def pre_filter(plugin: str, pod: Pod, kinds: Iterable[str]) -> Status:
+def skip_unless_used(plugin: str, pod: Pod, kinds: Iterable[str]) -> Status:
     """Skip for pods without these volumes; otherwise the feature is not supported yet."""
     if uses(pod, kinds):
         raise UnsupportedFeatureError(
@@ -37,5 +37,5 @@ def pre_filter(plugin: str, pod: Pod, kinds: Iterable[str]) -> Status:
 
 
 def filter_all(plugin: str, cycle: Cycle, nodes: NodeIndices, kinds: Iterable[str]) -> FilterResult:
-    pre_filter(plugin, cycle.pod, kinds)
+    skip_unless_used(plugin, cycle.pod, kinds)
     return FilterResult.from_mask(np.ones(len(nodes), dtype=np.bool_), Status())

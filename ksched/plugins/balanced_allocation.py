@@ -15,6 +15,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import CPU, MAX_NODE_SCORE, MEMORY
+from ksched.framework.capabilities import ScoreKind
 from ksched.framework.interfaces import Cycle, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import balanced_allocation as kernels
@@ -32,22 +33,25 @@ class BalancedAllocationArgs:
 @attrs.frozen
 class NodeResourcesBalancedAllocation:
     NAME: ClassVar[str] = "NodeResourcesBalancedAllocation"
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.BALANCED_ALLOCATION
     args: BalancedAllocationArgs = attrs.field(
         default=None, converter=lambda a: a if a is not None else BalancedAllocationArgs())
 
-    def _inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
+    def score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
+        """Per configured resource: (column or -1, source, the pod's plain request, weight)
+        (see :func:`~ksched.plugins.node_resources_fit.resource_score_inputs`)."""
         return resource_score_inputs(cycle.state, self.args.resources, pod_requests(cycle.pod),
                                      False)
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
-        inputs = self._inputs(cycle)
+        inputs = self.score_inputs(cycle)
         if not inputs[2].any():
             return SKIP
         cycle.data[self.NAME] = inputs
         return None
 
     def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
-        columns, _, amounts, _ = cycle_data(cycle, self.NAME, lambda: self._inputs(cycle))
+        columns, _, amounts, _ = cycle_data(cycle, self.NAME, lambda: self.score_inputs(cycle))
         return kernels.balanced_allocation_scores(cycle.state.allocatable, cycle.state.requested,
                                                   nodes, columns, amounts)
 

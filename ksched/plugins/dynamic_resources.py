@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 
 from ksched.errors import UnsupportedFeatureError
+from ksched.framework.capabilities import FilterKind, Normalization, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.status import SKIP, SUCCESS, Status, unschedulable
 
@@ -26,7 +27,14 @@ def _require_no_claims(cycle: Cycle) -> None:
 @attrs.frozen
 class DynamicResources:
     NAME: ClassVar[str] = "DynamicResources"
+    #: Without claims (the only pods ksched models), every node passes and scores 0.
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.NODE_STATIC
+    NORMALIZATION: ClassVar[Normalization] = Normalization.DEFAULT
     args: Any = None
+
+    def judged_by_node_class(self, pod: Any) -> bool:
+        return True
 
     def pre_filter(self, cycle: Cycle) -> Status:
         _require_no_claims(cycle)

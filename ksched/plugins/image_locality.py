@@ -13,6 +13,7 @@ import numpy as np
 
 from ksched.api import Node, Pod
 from ksched.constants import IMAGE_MAX_CONTAINER_THRESHOLD, IMAGE_MIN_THRESHOLD
+from ksched.framework.capabilities import Normalization, ScoreKind
 from ksched.framework.interfaces import Cycle, NodeIndices
 from ksched.kernels import image_locality as kernels
 from ksched.state import ClusterState
@@ -37,7 +38,13 @@ def max_threshold(pod: Pod) -> int:
 @attrs.frozen
 class ImageLocality:
     NAME: ClassVar[str] = "ImageLocality"
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.NODE_STATIC
+    NORMALIZATION: ClassVar[Normalization] = Normalization.NONE
     args: Any = None
+
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """Images are part of a node's class (their spread is the cluster's)."""
+        return True
 
     def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
         state, pod = cycle.state, cycle.pod

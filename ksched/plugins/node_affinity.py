@@ -16,7 +16,8 @@ import numpy as np
 
 from ksched.api import Node, NodeSelectorRequirement, NodeSelectorTerm, Pod
 from ksched.api import NodeAffinity as NodeAffinitySpec
-from ksched.constants import MAX_NODE_SCORE
+from ksched.constants import LABEL_HOSTNAME, MAX_NODE_SCORE
+from ksched.framework.capabilities import FilterKind, Normalization, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices, PreFilterResult
 from ksched.kernels import node_affinity as kernels
 from ksched.kernels import normalize as normalize_kernels
@@ -146,11 +147,29 @@ def _preferred_terms(pod: Pod, added: NodeAffinitySpec | None) -> list | None:
 @attrs.frozen
 class NodeAffinity:
     NAME: ClassVar[str] = "NodeAffinity"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.NODE_STATIC
+    NORMALIZATION: ClassVar[Normalization] = Normalization.DEFAULT
     args: NodeAffinityArgs | None = None
 
     @property
     def _added(self) -> NodeAffinitySpec | None:
         return self.args.added_affinity if self.args else None
+
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """Nodes of a class differ only in their names and hostname labels: a pod whose
+        nodeSelector or terms (or the profile's added affinity) read those is judged node by
+        node."""
+        if pod.node_selector and LABEL_HOSTNAME in pod.node_selector:
+            return False
+        terms: list[NodeSelectorTerm] = []
+        for affinity in (pod.node_affinity, self._added):
+            if affinity is not None:
+                terms += list(affinity.required or ())
+                terms += [t.preference for t in affinity.preferred or ()]
+        return not any(term.match_fields
+                       or any(r.key == LABEL_HOSTNAME for r in term.match_expressions)
+                       for term in terms)
 
     def pre_filter(self, cycle: Cycle) -> Status | PreFilterResult | None:
         pod, added = cycle.pod, self._added

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import attrs
 
 from ksched.api import Node, Pod
+from ksched.framework.capabilities import FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.status import SUCCESS, Status, unresolvable
 
@@ -18,7 +19,13 @@ class NodeName:
     """A pod that names its node (``spec.nodeName``) fits only there."""
 
     NAME: ClassVar[str] = "NodeName"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
     args: Any = None
+
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """Node names set nodes of a class apart: only a pod naming no node is judged by
+        class."""
+        return not pod.node_name
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
         wanted = cycle.pod.node_name

@@ -13,6 +13,7 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
+from ksched.framework.capabilities import FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import node_ports as kernels
@@ -40,6 +41,7 @@ def conflicting_columns(wanted: Sequence[tuple[str, str, int]],
 @attrs.frozen
 class NodePorts:
     NAME: ClassVar[str] = "NodePorts"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.HOST_PORTS
     args: Any = None
 
     def pre_filter(self, cycle: Cycle) -> Status | None:
@@ -50,10 +52,15 @@ class NodePorts:
         return None
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
-        wanted = cycle_data(cycle, self.NAME, lambda: host_ports(cycle.pod))
-        columns = conflicting_columns(wanted, cycle.state.port_keys)
-        blocked = kernels.port_conflict_mask(cycle.state.port_count, nodes, columns)
+        blocked = kernels.port_conflict_mask(cycle.state.port_count, nodes,
+                                             self.blocking_columns(cycle))
         return FilterResult.from_mask(~blocked, unschedulable(REASON))
+
+    def blocking_columns(self, cycle: Cycle) -> np.ndarray:
+        """The host-port columns (of ``state.port_keys``) whose use on a node blocks one of
+        the pod's wanted ports."""
+        wanted = cycle_data(cycle, self.NAME, lambda: host_ports(cycle.pod))
+        return conflicting_columns(wanted, cycle.state.port_keys)
 
 
 def reference_filter(pod: Pod, node_info: NodeInfo) -> Status:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import CPU, EPHEMERAL_STORAGE, MAX_NODE_SCORE, MEMORY, PODS
+from ksched.framework.capabilities import FilterKind, RequestCheck, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.framework.node_info import NodeInfo
 from ksched.kernels import node_resources_fit as kernels
@@ -26,6 +27,7 @@ from ksched.resources import (
     is_extended_resource,
     is_scalar_resource,
     pod_requests,
+    request_vector,
 )
 from ksched.state import ClusterState
 from ksched.status import SUCCESS, Status, unresolvable, unschedulable
@@ -33,8 +35,9 @@ from ksched.status import SUCCESS, Status, unresolvable, unschedulable
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
-_STRATEGY_CODES = {LEAST_ALLOCATED: kernels.LEAST_ALLOCATED, MOST_ALLOCATED: kernels.MOST_ALLOCATED,
-                   REQUESTED_TO_CAPACITY_RATIO: kernels.REQUESTED_TO_CAPACITY_RATIO}
+#: Each scoring strategy's kernel code.
+STRATEGY_CODES = {LEAST_ALLOCATED: kernels.LEAST_ALLOCATED, MOST_ALLOCATED: kernels.MOST_ALLOCATED,
+                  REQUESTED_TO_CAPACITY_RATIO: kernels.REQUESTED_TO_CAPACITY_RATIO}
 DEFAULT_RESOURCES = ((CPU, 1), (MEMORY, 1))
 #: ``config.MaxCustomPriorityScore``: shape scores run 0..10 and are scaled by 10.
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -88,6 +91,8 @@ def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, in
 @attrs.frozen
 class NodeResourcesFit:
     NAME: ClassVar[str] = "NodeResourcesFit"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.REQUEST_DELTA
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.RESOURCE_ALLOCATION
     args: NodeResourcesFitArgs = attrs.field(
         default=None, converter=lambda a: a if a is not None else NodeResourcesFitArgs())
 
@@ -96,56 +101,53 @@ class NodeResourcesFit:
         return None
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
-        state = cycle.state
-        vector, checked, names, count_only, missing = self._wanted(cycle)
-        codes = kernels.fit_codes(state.allocatable, state.requested, nodes, vector, checked,
-                                  state.resource_column(PODS), count_only) | missing
-        return fit_result(codes, names)
+        state, check = cycle.state, self.request_check(cycle)
+        codes = kernels.fit_codes(state.allocatable, state.requested, nodes, check.request,
+                                  check.checked, state.resource_column(PODS),
+                                  check.count_only) | check.missing
+        return fit_result(codes, check.names)
 
     def filter_changed(self, cycle: Cycle, node: int, delta: np.ndarray) -> Status:
         """``Filter`` on one node whose requests changed by ``delta`` (per resource column,
         the pod count included): pods added to or removed from a copy of its NodeInfo."""
-        state = cycle.state
-        vector, checked, names, count_only, missing = self._wanted(cycle)
+        state, check = cycle.state, self.request_check(cycle)
         requested = (state.requested[node] + delta)[None, :]
         codes = kernels.fit_codes(state.allocatable[node][None, :], requested,
-                                  np.zeros(1, dtype=np.int64), vector, checked,
-                                  state.resource_column(PODS), count_only) | missing
-        return _fit_status(int(codes[0]), names) if codes[0] else SUCCESS
+                                  np.zeros(1, dtype=np.int64), check.request, check.checked,
+                                  state.resource_column(PODS), check.count_only) | check.missing
+        return _fit_status(int(codes[0]), check.names) if codes[0] else SUCCESS
 
     def filter_nominated(self, cycle: Cycle, walk: NodeIndices, passed: np.ndarray,
                          mask: np.ndarray, added: np.ndarray) -> tuple[np.ndarray, FilterResult]:
         """``Filter`` on the nodes ``walk[i]`` that ``passed`` and that ``mask`` marks, with
         ``added[node]`` more requested (their nominated pods added to copies of their
         NodeInfos): the positions ``i`` where it fails, and the result there."""
-        state = cycle.state
-        vector, checked, names, count_only, missing = self._wanted(cycle)
+        state, check = cycle.state, self.request_check(cycle)
         at = np.empty(len(walk), dtype=np.int64)
         codes = np.empty(len(walk), dtype=np.int64)
         count = nominated_fit_failures(walk, passed, mask, state.allocatable, state.requested,
-                                       added, vector, checked, state.resource_column(PODS),
-                                       count_only, np.int64(missing), at, codes)
-        return at[:count], fit_result(codes[:count], names)
+                                       added, check.request, check.checked,
+                                       state.resource_column(PODS), check.count_only,
+                                       np.int64(check.missing), at, codes)
+        return at[:count], fit_result(codes[:count], check.names)
 
     def status_of_code(self, cycle: Cycle, code: int) -> Status:
         """The status of a fit code of this cycle's pod (0: success)."""
-        return _fit_status(code, self._wanted(cycle)[2]) if code else SUCCESS
+        return _fit_status(code, self.request_check(cycle).names) if code else SUCCESS
 
-    def _wanted(self, cycle: Cycle) -> tuple[np.ndarray, np.ndarray, list[str], bool, np.int64]:
-        """What ``fitsRequest`` checks: the request per column, the checked columns and their
-        names, whether only the pod count matters, and the codes of requested scalars no
-        node has (allocatable 0 everywhere, so never enough)."""
-        found = cycle.data.get(self.NAME + "/wanted")
+    def request_check(self, cycle: Cycle) -> RequestCheck:
+        """What ``fitsRequest`` checks of the cycle's pod (kept in the cycle): its requests
+        per column, the columns checked and their names, whether only the pod count matters,
+        and the codes of requested scalars no node has (allocatable 0 everywhere, so never
+        enough)."""
+        found = cycle.data.get(self.NAME + "/check")
         if found is not None:
             return found
         state = cycle.state
         requests = cycle_data(cycle, self.NAME, lambda: pod_requests(cycle.pod))
-        vector = np.zeros(len(state.resource_names), dtype=np.int64)
-        checked = []
-        for col, name in enumerate(state.resource_names):
-            vector[col] = requests.get(name, 0)
-            if name != PODS and vector[col] > 0 and not is_ignored(name, self.args):
-                checked.append(col)
+        vector = request_vector(requests, state.resource_names, pod_count=0)
+        checked = [col for col, name in enumerate(state.resource_names)
+                   if name != PODS and vector[col] > 0 and not is_ignored(name, self.args)]
         count_only = not any(v for n, v in requests.items() if n != PODS)
         names = [state.resource_names[c] for c in checked]
         missing = np.int64(0)
@@ -154,25 +156,33 @@ class NodeResourcesFit:
                     and state.resource_column(name) < 0):
                 missing |= (np.int64(1) << np.int64(1 + len(names))) | kernels.UNRESOLVABLE
                 names.append(name)
-        found = (vector, np.array(checked, dtype=np.int64), names, count_only, missing)
-        cycle.data[self.NAME + "/wanted"] = found
+        found = RequestCheck(vector, np.array(checked, dtype=np.int64), tuple(names),
+                             count_only, int(missing))
+        cycle.data[self.NAME + "/check"] = found
         return found
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
-        cycle.data[self.NAME + "/score"] = self._score_inputs(cycle)
+        cycle.data[self.NAME + "/score"] = self.score_inputs(cycle)
         return None
 
-    def _score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
+    def score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
+        """Per scored resource: (column or -1, node-side source, pod request with the
+        non-zero defaults, weight) (see :func:`resource_score_inputs`)."""
         requests = pod_requests(cycle.pod, NON_ZERO_DEFAULTS)
         return resource_score_inputs(cycle.state, self.args.resources, requests, True)
 
+    @property
+    def strategy_code(self) -> int:
+        """The scoring strategy's kernel code (``kernels.LEAST_ALLOCATED``...)."""
+        return STRATEGY_CODES[self.args.strategy]
+
     def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
         columns, sources, amounts, weights = cycle_data(cycle, self.NAME + "/score",
-                                                        lambda: self._score_inputs(cycle))
+                                                        lambda: self.score_inputs(cycle))
         shape_x, shape_y = shape_arrays(self.args.shape)
         state = cycle.state
         return kernels.resource_allocation_scores(
-            _STRATEGY_CODES[self.args.strategy], state.allocatable, state.requested,
+            self.strategy_code, state.allocatable, state.requested,
             state.nonzero_requested, nodes, columns, sources, amounts, weights, shape_x, shape_y)
 
 

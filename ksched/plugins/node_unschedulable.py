@@ -9,6 +9,7 @@ import numpy as np
 
 from ksched.api import Node, Pod, Taint
 from ksched.constants import TAINT_NODE_UNSCHEDULABLE
+from ksched.framework.capabilities import FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.status import SUCCESS, Status, unresolvable
 
@@ -25,7 +26,12 @@ class NodeUnschedulable:
     """Rejects cordoned nodes unless the pod tolerates ``node.kubernetes.io/unschedulable``."""
 
     NAME: ClassVar[str] = "NodeUnschedulable"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
     args: Any = None
+
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """The cordon is part of a node's class."""
+        return True
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
         passed = ~cycle.state.unschedulable[nodes]

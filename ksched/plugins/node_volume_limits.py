@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 import attrs
 
+from ksched.framework.capabilities import FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
-from ksched.plugins import _volumes
-from ksched.plugins._volumes import CSI_COUNTED
+from ksched.plugins._volumes import CSI_COUNTED, filter_all, skip_unless_used
 from ksched.status import Status
 
 KINDS = CSI_COUNTED
@@ -17,10 +17,15 @@ KINDS = CSI_COUNTED
 @attrs.frozen
 class NodeVolumeLimits:
     NAME: ClassVar[str] = "NodeVolumeLimits"
+    #: Without the volume objects ksched does not model, every node passes.
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
     args: Any = None
 
+    def judged_by_node_class(self, pod: object) -> bool:
+        return True
+
     def pre_filter(self, cycle: Cycle) -> Status:
-        return _volumes.pre_filter(self.NAME, cycle.pod, KINDS)
+        return skip_unless_used(self.NAME, cycle.pod, KINDS)
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
-        return _volumes.filter_all(self.NAME, cycle, nodes, KINDS)
+        return filter_all(self.NAME, cycle, nodes, KINDS)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ksched.api import Node, Pod, Toleration
 from ksched.constants import MAX_NODE_SCORE
+from ksched.framework.capabilities import FilterKind, Normalization, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.kernels import normalize as normalize_kernels
 from ksched.kernels import taint_toleration as kernels
@@ -46,7 +47,14 @@ def _taints(cycle: Cycle) -> tuple[np.ndarray, ...]:
 @attrs.frozen
 class TaintToleration:
     NAME: ClassVar[str] = "TaintToleration"
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.NODE_STATIC
+    NORMALIZATION: ClassVar[Normalization] = Normalization.REVERSE
     args: Any = None
+
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """Taints are part of a node's class."""
+        return True
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
         tolerations = cycle_data(cycle, "TaintToleration/all", lambda: encode_tolerations(

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
+from ksched.framework.capabilities import FilterKind, Normalization, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
-from ksched.plugins import _volumes
-from ksched.plugins._volumes import CLAIMS
+from ksched.plugins._volumes import CLAIMS, filter_all, skip_unless_used
 from ksched.status import SKIP, SUCCESS, Status
 
 KINDS = CLAIMS
@@ -18,13 +18,20 @@ KINDS = CLAIMS
 @attrs.frozen
 class VolumeBinding:
     NAME: ClassVar[str] = "VolumeBinding"
+    #: Without the volume objects ksched does not model, every node passes.
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
+    SCORE_KIND: ClassVar[ScoreKind] = ScoreKind.NODE_STATIC
+    NORMALIZATION: ClassVar[Normalization] = Normalization.NONE
     args: Any = None
 
+    def judged_by_node_class(self, pod: object) -> bool:
+        return True
+
     def pre_filter(self, cycle: Cycle) -> Status:
-        return _volumes.pre_filter(self.NAME, cycle.pod, KINDS)
+        return skip_unless_used(self.NAME, cycle.pod, KINDS)
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
-        return _volumes.filter_all(self.NAME, cycle, nodes, KINDS)
+        return filter_all(self.NAME, cycle, nodes, KINDS)
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status:
         """Scoring needs StorageCapacityScoring, off by default: always Skip."""

@@ -1,0 +1,155 @@
+"""``ksched sweep SPEC.yaml``: a what-if sweep (:func:`ksched.sweep`) from a spec file that
+names the base files, the axes and the study.
+
+A spec (paths relative to the spec's folder)::
+
+    cluster: snapshot.json          # required
+    pods: pending.yaml              # the other inputs are optional
+    workloads: next-quarter.yaml
+    config: scheduler-config.yaml
+    events: timeline.jsonl
+    node_types: [m6i-4xlarge.yaml]
+    prices: {m6i-4xlarge: 0.768}
+    study: schedule                 # schedule, capacity, headroom, plan or simulate
+    axes:                           # or scenarios: [{param: value, ...}, ...]
+      strategy: [LeastAllocated, MostAllocated]
+      scale: [1, 1.5, 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ksched.cli.common import (
+    STDIN,
+    Inputs,
+    UsageError,
+    check_output,
+    check_plot,
+    integer,
+    named,
+)
+from ksched.errors import ArgumentError
+
+#: The spec's keys: the base's inputs, then what to sweep.
+FILE_KEYS = ("cluster", "pods", "workloads", "config", "events")
+SPEC_KEYS = (*FILE_KEYS, "node_types", "prices", "study", "axes", "scenarios")
+OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
+
+
+def _spec(inputs: Inputs, source: str) -> dict[str, Any]:
+    """The spec's mapping, its keys checked."""
+    import yaml
+
+    try:
+        if source == STDIN:
+            spec = yaml.safe_load(inputs.stdin_text())
+        else:
+            with open(source, encoding="utf-8") as f:
+                spec = yaml.safe_load(f)
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{named(source)}: cannot parse: {' '.join(str(exc).split())}") \
+            from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{named(source)}: not a UTF-8 text file") from None
+    if not isinstance(spec, Mapping):
+        raise UsageError(f"{named(source)}: expected a mapping with cluster, axes, study, ...")
+    unknown = [k for k in spec if k not in SPEC_KEYS]
+    if unknown:
+        raise UsageError(f"{named(source)}: unknown key {unknown[0]!r} (a spec has "
+                         f"{', '.join(SPEC_KEYS)})")
+    if "cluster" not in spec:
+        raise UsageError(f"{named(source)}: cluster: required (the snapshot file)")
+    if "axes" in spec and "scenarios" in spec:
+        raise UsageError(f"{named(source)}: give axes or scenarios, not both")
+    return dict(spec)
+
+
+def _path(folder: Path, value: Any, key: str, source: str) -> str:
+    """A file the spec names, relative to the spec's folder."""
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"{named(source)}: {key}: expected a file name, got {value!r}")
+    return str(folder / value)
+
+
+def _scenario(spec: Mapping[str, Any], source: str) -> Any:
+    """The base :class:`ksched.Scenario` of the spec."""
+    import ksched
+
+    folder = Path.cwd() if source == STDIN else Path(source).parent
+    files = {key: _path(folder, spec[key], key, source) for key in FILE_KEYS
+             if spec.get(key) is not None}
+    types = spec.get("node_types") or []
+    if isinstance(types, str):
+        types = [types]
+    if not isinstance(types, list):
+        raise UsageError(f"{named(source)}: node_types: expected a list of files")
+    node_types = [_path(folder, t, "node_types", source) for t in types]
+    try:
+        return ksched.Scenario(files.pop("cluster"), node_types=node_types,
+                               prices=spec.get("prices"), **files)
+    except ArgumentError as exc:
+        raise UsageError(f"{named(source)}: {exc}") from None
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    import ksched
+
+    if args.output is not None and Path(args.output).suffix.lower() not in OUTPUT_SUFFIXES:
+        raise UsageError(f"-o {args.output}: expected a file ending in "
+                         f"{', '.join(OUTPUT_SUFFIXES)}")
+    check_output(args.output, "-o")
+    check_plot(args.plot)
+    if args.plot and (args.metric is None or args.x is None):
+        raise UsageError("--plot: give the --metric to draw and the --x parameter")
+    inputs = Inputs(args)
+    spec = _spec(inputs, args.spec)
+    base = _scenario(spec, args.spec)
+    axes = spec.get("scenarios", spec.get("axes"))
+    try:
+        result = ksched.sweep(base, axes, spec.get("study", "schedule"),
+                              executor="ray" if args.ray else None, workers=args.workers,
+                              ray_address=args.ray if args.ray not in (None, "local") else None,
+                              output=args.output, resume=not args.fresh,
+                              progress=sys.stderr.isatty())
+        if args.plot:
+            result.plot(args.metric, args.x, args.by, path=args.plot)
+    except ArgumentError as exc:
+        raise UsageError(f"{named(args.spec)}: {exc}") from None
+    failed = len(result.failed)
+    if args.output is None:
+        sys.stdout.write(str(result) + "\n")
+    else:
+        note = f", {failed} failed (see the error column)" if failed else ""
+        sys.stdout.write(f"{len(result)} scenarios{note}: {args.output}\n")
+    return 1 if failed else 0
+
+
+def add_parsers(sub: Any) -> None:
+    """The ``sweep`` parser, on ``sub`` (argparse's subparsers)."""
+    p = sub.add_parser("sweep", help="run a study over a grid of what-if scenarios",
+                       description="Run the spec's study on every scenario of its axes, on all "
+                                   "cores (or a Ray cluster). Exit status 1 when a scenario "
+                                   "failed (its row has the error).")
+    p.add_argument("spec", help="the sweep's YAML spec: cluster, pods, workloads, config, "
+                                "events, node_types, prices, study, axes or scenarios")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the table to FILE.parquet, .csv or .jsonl (rows stream to "
+                        "FILE.rows.jsonl as scenarios finish; running again resumes)")
+    p.add_argument("--workers", type=integer(1, 4096), default=None,
+                   help="worker processes (default: every CPU; 1 runs in this process)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run on Ray: 'local' (a new local instance), 'auto' or ray://HOST:10001 "
+                        "(pip install 'ksched[ray]')")
+    p.add_argument("--fresh", action="store_true",
+                   help="ignore the results of an earlier run of the same sweep")
+    p.add_argument("--plot", metavar="FILE", help="draw --metric against --x (a line per "
+                                                  "value of --by) into FILE.png, .svg or .html")
+    p.add_argument("--metric", help="the metric to plot (e.g. unschedulable)")
+    p.add_argument("--x", help="the parameter on the plot's x axis")
+    p.add_argument("--by", help="a parameter: one line per value")
+    p.set_defaults(func=_sweep)

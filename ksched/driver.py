@@ -1,0 +1,293 @@
+"""The scheduling driver: each pod's cycle routed to the compiled loop, the compiled preemption
+cycles or the framework, on one cache (``pkg/scheduler/schedule_one.go``: ``ScheduleOne``).
+
+:func:`ksched.engine.schedule_batch` and the :class:`~ksched.simulator.Simulator` both place
+pods through a :class:`Driver`: it owns the cache (:class:`~ksched.cache.Assumer`), the
+running counters the compiled loop and the framework hand each other (:class:`Counters`), the
+tie-break state, and per profile the compiled loop (:class:`~ksched.fused_loop.FusedLoop`) and the
+compiled preemption cycles (:class:`~ksched.compiled_preemption.CompiledPreemption`). A batch sends
+runs of pods to the loop at once (:meth:`Driver.run_loop`); the simulator sends one pod at a
+time through :meth:`Driver.schedule_one`, and a failed framework cycle through
+:meth:`Driver.post_filter`. Every placement goes through the same bookkeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.cache import Assumer
+from ksched.fused_loop import FusedLoop, supports
+from ksched.compiled_preemption import Failure, CompiledPreemption, preemption_handle
+from ksched.framework.interfaces import Cycle
+from ksched.framework.nominator import NominatedPods
+from ksched.framework.runtime import Framework
+from ksched.framework.schedule_one import ScheduleResult
+from ksched.framework.tiebreak import TieBreaker
+from ksched.kernels.schedule_loop import EVALUATED_AT, NEXT_START_AT, PLACED_AT
+from ksched.status import NO_NODES_AVAILABLE, with_post_filter
+
+
+def _counter(position: int, doc: str) -> property:
+    def get(self: Counters) -> int:
+        return int(self.array[position])
+
+    def put(self: Counters, value: int) -> None:
+        self.array[position] = value
+
+    return property(get, put, doc=doc)
+
+
+class Counters:
+    """What one pod's cycle hands the next, by name, over the ``int64[5]`` array the compiled
+    loop updates in place (:attr:`array`, at ``schedule_loop``'s ``*_AT`` positions; the
+    tie-break keeps its own there too, see :meth:`TieBreaker.save
+    <ksched.framework.tiebreak.TieBreaker.save>`)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self) -> None:
+        self.array = np.zeros(5, dtype=np.int64)
+
+    next_start_index = _counter(NEXT_START_AT, "``nextStartNodeIndex``: where the next node "
+                                               "walk starts.")
+    placed = _counter(PLACED_AT, "Pods placed so far (the loop's failure cache is per count).")
+    nodes_evaluated = _counter(EVALUATED_AT, "Node evaluations (filter runs) so far.")
+
+
+class Driver:
+    """Pods placed one after another on one cache, each by the compiled loop, the compiled
+    preemption cycles or its profile's framework.
+
+    Parameters
+    ----------
+    assumer : the cache the pods are assumed into.
+    tie_breaker : the tie-break state (shared by every profile, as upstream).
+    percentage : the scheduler-wide ``percentageOfNodesToScore`` (a profile's own wins).
+    counters : the counters to go on with (default: fresh ones).
+    pending : the pods to come, when known (the loop sizes its pod-affinity keys by them).
+    count_pods : keep every compiled loop's counts of placed pods up to date (a batch); the
+        simulator's loop runs only classes that count no pods, as pods also leave there.
+    """
+
+    def __init__(self, assumer: Assumer, tie_breaker: TieBreaker, percentage: int, *,
+                 counters: Counters | None = None, pending: Sequence[Pod] = (),
+                 count_pods: bool = True) -> None:
+        self.assumer, self.tie_breaker, self.percentage = assumer, tie_breaker, percentage
+        self.counters = counters if counters is not None else Counters()
+        self.pending, self.count_pods = pending, count_pods
+        #: Bumped when a node's requests change; shared by every profile's score cache.
+        self.node_version = np.zeros(assumer.state.num_nodes, dtype=np.int64)
+        self.fast_paths: dict[int, FusedLoop | None] = {}
+        #: Per framework, the compiled failing cycle and retry; per pod key, its class (a
+        #: nominated pod's spec differs from its class's only by the nomination).
+        self._preemptions: dict[int, CompiledPreemption] = {}
+        self._classes: dict[str, int | None] = {}
+        self._simple: dict[tuple[int, int], bool] = {}
+
+    # ------------------------------------------------------------------ the compiled loop
+
+    def percentage_for(self, framework: Framework) -> int:
+        own = framework.profile.percentage_of_nodes_to_score
+        return own if own is not None else self.percentage
+
+    def fast_path(self, framework: Framework | None) -> FusedLoop | None:
+        """The framework's compiled loop, or ``None`` when the loop cannot run its profile."""
+        key = id(framework)
+        if key not in self.fast_paths:
+            self.fast_paths[key] = (FusedLoop(framework, self.assumer.state, self.node_version,
+                                             self.pending)
+                                    if framework is not None and supports(framework) else None)
+        return self.fast_paths[key]
+
+    def run_loop(self, fast: FusedLoop, classes: np.ndarray, begin: int, out_node: np.ndarray,
+                 out_start: np.ndarray) -> int:
+        """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
+        arrays; :meth:`loop_placed` records each); returns where it stopped."""
+        tie_breaker, counters = self.tie_breaker, self.counters.array
+        tie_breaker.save(counters)
+        stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),
+                        tie_breaker.code, tie_breaker.draws, counters, out_node, out_start)
+        tie_breaker.load(counters)
+        return stop
+
+    def loop_placed(self, fast: FusedLoop, pod: Pod, node: int) -> None:
+        """Record a pod the loop placed; the other loops count it (it counted it itself)."""
+        self.assumer.record(pod, node)
+        if self.count_pods and len(self.fast_paths) > 1:
+            for other in self.fast_paths.values():
+                if other is not None and other is not fast and other.counters:
+                    other.note_placement(pod, node, self.assumer.state)
+
+    # ------------------------------------------------------------------ the framework
+
+    def framework_cycle(self, framework: Framework, pod: Pod,
+                        placed: Callable[[], Pod] | None = None,
+                        nominated: Mapping[int, Sequence[Pod]] | None = None) -> ScheduleResult:
+        """One cycle of ``framework`` (``schedulePod``) from the counters; the pod (as
+        ``placed()`` makes it) is assumed where it goes."""
+        self.assumer.sync()
+        counters = self.counters
+        outcome = framework.schedule_one(
+            self.assumer.state, pod, next_start_index=counters.next_start_index,
+            percentage_of_nodes_to_score=self.percentage, tie_breaker=self.tie_breaker,
+            nominated=nominated)
+        if not outcome.nominated_fast_path:
+            counters.next_start_index = outcome.next_start_index
+        counters.nodes_evaluated += len(outcome.evaluated)
+        if outcome.node is not None:
+            self._assume(pod if placed is None else placed(), outcome.node)
+        return outcome
+
+    def _assume(self, pod: Pod, node: int) -> None:
+        self.assumer.assume(pod, node)
+        self.counters.placed += 1
+        self.node_version[node] += 1
+        if self.count_pods:
+            for fast in filter(None, self.fast_paths.values()):
+                fast.note_placement(pod, node, self.assumer.state)
+
+    def diagnose(self, framework: Framework, pod: Pod, start: int) -> str:
+        """The framework's wording of a failure the loop found (the state is unchanged)."""
+        self.assumer.sync()
+        outcome = framework.schedule_one(
+            self.assumer.state, pod, next_start_index=start,
+            percentage_of_nodes_to_score=self.percentage)
+        if outcome.node is not None:
+            raise AssertionError(f"compiled loop and framework disagree on {pod.key}")
+        return outcome.message
+
+    def post_filter(self, framework: Framework, pod: Pod, diagnosis: ScheduleResult,
+                    nominated: NominatedPods, pdbs: Sequence[Any],
+                    rng: np.random.Generator | None) -> Failure:
+        """``handleSchedulingFailure``'s PostFilter after a framework cycle: the message and,
+        where preemption found one, the node to nominate and the victims."""
+        failure = Failure(diagnosis.message, diagnosis.unschedulable_plugins)
+        if not framework.points["postFilter"] or diagnosis.message == NO_NODES_AVAILABLE:
+            return failure
+        handle = preemption_handle(framework, self.assumer, nominated=nominated, pdbs=pdbs,
+                                   rng=rng)
+        cycle = diagnosis.cycle
+        if cycle is None or cycle.state is not self.assumer.state or cycle.pod is not pod:
+            cycle = Cycle(self.assumer.state, pod)
+        result, status = framework.run_post_filter(cycle, diagnosis, handle)
+        failure = Failure(with_post_filter(diagnosis.message, status), failure.plugins)
+        if result is not None:
+            failure = attrs.evolve(failure, nominated_node=result.nominated_node,
+                                   victims=tuple(v.key for v in result.victims))
+        return failure
+
+    # ------------------------------------------------------------------ pods that leave
+
+    def remove(self, keys: Iterable[str]) -> list[Pod]:
+        """Take bound pods off their nodes; the loops' failure caches no longer hold."""
+        removed = self.assumer.remove(keys)
+        for pod in removed:
+            self.node_version[self.assumer.state.node_index[pod.node_name]] += 1
+        for fast in filter(None, self.fast_paths.values()):
+            fast.fail_epoch[:] = -1
+        return removed
+
+    def forget_class(self, key: str) -> None:
+        """The pod ``key`` changed or went: its class is found again next time."""
+        self._classes.pop(key, None)
+
+    # ------------------------------------------------------------------ one pod at a time
+
+    def schedule_one(self, framework: Framework, key: str, pod: Pod,
+                     placed: Callable[[], Pod], nominated: NominatedPods, *,
+                     compiled: bool = True, pdbs: Sequence[Any] = (),
+                     rng: np.random.Generator | None = None) -> int | Failure | ScheduleResult:
+        """One pod's cycle: the node it went to (assumed) by a compiled cycle, the failure of
+        the compiled failing cycle (PostFilter run, nothing evicted yet), or the framework's
+        outcome (assumed where it has a node; ``compiled=False``: always the framework)."""
+        framework.vectorized = compiled
+        outcome = self._compiled(framework, key, pod, placed, nominated, pdbs, rng) \
+            if compiled else None
+        if outcome is not None:
+            return outcome
+        return self.framework_cycle(framework, pod, placed, nominated)
+
+    def _compiled(self, framework: Framework, key: str, pod: Pod, placed: Callable[[], Pod],
+                  nominated: NominatedPods, pdbs: Sequence[Any],
+                  rng: np.random.Generator | None) -> int | Failure | None:
+        """The compiled cycle's outcome, or ``None``: use the framework."""
+        fast = self.fast_path(framework)
+        if fast is None:
+            return None
+        c = self._classes.get(key, -1)
+        if c == -1:
+            c = self._classes[key] = fast.class_of(pod, self.assumer.state)
+        if c is None or not self._counts_no_pods(fast, c):
+            return None
+        if pod.nominated_node_name:
+            return self._retry(framework, c, pod, placed, nominated)
+        if not nominated.any_before(pod):
+            node = self._loop_one(fast, c, placed)
+            if node is not None:
+                return node
+        compiled = self._preemption(framework)
+        plan = compiled.plan(c, pod, self.assumer.state)
+        if plan is None or pdbs:  # the compiled dry run counts no PDB violations
+            return None
+        failure = compiled.fail(c, plan, pod, self.assumer, nominated, rng)
+        if failure is not None:
+            self.counters.nodes_evaluated += self.assumer.state.num_nodes
+        return failure
+
+    def _preemption(self, framework: Framework) -> CompiledPreemption:
+        """The framework's compiled failing cycle and retry, its plans made again whenever
+        pods with pod affinity come or go (InterPodAffinity's PreFilter may skip no more)."""
+        key = id(framework)
+        version = self.assumer.affinity_version
+        found = self._preemptions.get(key)
+        if found is None or found.affinity_version != version:
+            found = self._preemptions[key] = CompiledPreemption(framework, self.node_version,
+                                                            version)
+        return found
+
+    def _loop_one(self, fast: FusedLoop, c: int, placed: Callable[[], Pod]) -> int | None:
+        """The compiled loop's placement of one pod (assumed), or ``None``: it fits nowhere
+        (the start index is left where the walk began, as the framework's cycle will)."""
+        out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        self.tie_breaker.reserve(1)
+        self.run_loop(fast, np.array([c], dtype=np.int64), 0, out_node, out_start)
+        if out_node[0] < 0:
+            self.counters.next_start_index = int(out_start[0])
+            return None
+        self.assumer.record(placed(), int(out_node[0]))
+        return int(out_node[0])
+
+    def _retry(self, framework: Framework, c: int, pod: Pod, placed: Callable[[], Pod],
+               nominated: NominatedPods) -> int | None:
+        """``evaluateNominatedNode`` compiled: the nominated node (assumed) when the pod fits
+        there, else ``None`` (the framework runs the whole cycle)."""
+        state = self.assumer.state
+        compiled = self._preemption(framework)
+        plan = compiled.plan(c, pod, state)
+        node = state.node_index.get(pod.nominated_node_name)
+        if plan is None or node is None or \
+                not compiled.fits_nominated_node(plan, pod, node, state, nominated):
+            return None
+        self.assumer.add(placed(), node)
+        self.node_version[node] += 1
+        self.counters.placed += 1
+        self.counters.nodes_evaluated += 1
+        return node
+
+    def _counts_no_pods(self, fast: FusedLoop, c: int) -> bool:
+        """Whether a class's cycle counts no pods (no spreading, no pod affinity): then
+        departures cannot leave the loop's counters stale."""
+        key = (id(fast), c)
+        if key not in self._simple:
+            t = fast.tables
+            self._simple[key] = not (t.spread[c] or t.soft_spread[c] or t.ipa_affinity[c]
+                                     or t.ipa_anti[c] or t.ipa_existing[c] or t.ipa_score[c])
+        return self._simple[key]
+
+
+__all__ = ["Driver", "Counters"]

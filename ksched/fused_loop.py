@@ -1,0 +1,484 @@
+"""The fused loop: runs of pods scheduled by one compiled loop
+(:mod:`ksched.kernels.schedule_loop`).
+
+Pods with identical scheduling specs share a *pod class*, compiled once: the node-static filters
+and scores of the class are evaluated over all nodes by the same plugin code the object-level
+framework runs, so both paths agree by construction; the loop adds the parts that change as pods
+are placed (host ports, resource fit, resource scores, topology spreading, inter-pod affinity),
+with the kernels the plugins use, and the node walk, host selection and assume.
+
+Which plugins the loop takes is what they declare (:mod:`ksched.framework.capabilities`): any
+Filter or Score of the node-static kind, in-tree or not, and one plugin of each kind the loop has
+kernels for. Topology spreading and inter-pod affinity keep their counts per domain
+(:mod:`ksched.domain_counts`), seeded from the bound pods and updated as pods are placed. Pods the
+loop does not model go through the framework, one cycle at a time, on the same arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.constants import PODS
+from ksched.domain_counts import DomainCounts, SpreadCounter
+from ksched.errors import UnsupportedFeatureError
+from ksched.framework.capabilities import (
+    FilterKind,
+    Normalization,
+    ScoreKind,
+    filter_kind,
+    is_node_static_filter,
+    is_node_static_score,
+    judged_by_node_class,
+    node_static_for,
+    normalization,
+    score_kind,
+)
+from ksched.framework.interfaces import Cycle, PreFilterResult
+from ksched.framework.runtime import Framework
+from ksched.kernels import node_resources_fit as fit_kernels
+from ksched.kernels import schedule_loop as loop_kernels
+from ksched.plugins.node_resources_fit import shape_arrays
+from ksched.pods import class_signature
+from ksched.resources import node_info_non_zero, pod_requests, request_vector
+from ksched.state import ClusterState, host_ports
+from ksched.status import Code, Status
+
+#: The kinds of Filter the loop has kernels for, besides the node-static ones.
+LOOP_FILTERS = (FilterKind.REQUEST_DELTA, FilterKind.HOST_PORTS, FilterKind.TOPOLOGY_SPREAD,
+                FilterKind.POD_AFFINITY)
+#: The kinds of Score the loop has kernels for, in the order of its ``weights`` (``W_*``).
+LOOP_SCORES = (ScoreKind.RESOURCE_ALLOCATION, ScoreKind.BALANCED_ALLOCATION,
+               ScoreKind.TOPOLOGY_SPREAD, ScoreKind.POD_AFFINITY)
+#: ``pod_signature(pod)``: what decides a pod's class (:func:`ksched.pods.class_signature`).
+pod_signature = class_signature
+
+
+def supports(framework: Framework) -> bool:
+    """Whether the loop can run this profile's plugins: every Filter and PreFilter plugin
+    declares a filter kind (or, at PreFilter, a score kind), every Score and PreScore plugin a
+    score kind, and no kind the loop has kernels for comes twice."""
+    points = framework.points
+    declared = lambda p: filter_kind(p) is not None or score_kind(p) is not None  # noqa: E731
+    if not (points["filter"]
+            and all(filter_kind(p) is not None for _, p in points["filter"])
+            and all(declared(p) for _, p in points["preFilter"])
+            and all(score_kind(p) is not None for _, p in points["score"] + points["preScore"])):
+        return False
+    filters = [filter_kind(p) for _, p in points["filter"]]
+    scores = [score_kind(p) for _, p in points["score"]]
+    return all(filters.count(k) <= 1 for k in LOOP_FILTERS) and \
+        all(scores.count(k) <= 1 for k in LOOP_SCORES)
+
+
+def _of_kind(entries: Sequence[tuple[str, Any]], kind: Any, kind_of: Any) -> tuple[str, Any]:
+    """The (name, plugin) of ``entries`` of the given kind, ``("", None)`` when none is."""
+    return next(((n, p) for n, p in entries if kind_of(p) is kind), ("", None))
+
+
+def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(r) for r in rows])
+    return indptr
+
+
+_UNSEEN = object()
+
+
+@attrs.define
+class ClassTables:
+    """The per-class arrays of the loop (see :mod:`ksched.kernels.schedule_loop`)."""
+
+    static_ok: list = attrs.field(factory=list)
+    norm_raw: list = attrs.field(factory=list)
+    static_score: list = attrs.field(factory=list)
+    request: list = attrs.field(factory=list)
+    fit_check_cols: list = attrs.field(factory=list)
+    count_only: list = attrs.field(factory=list)
+    nonzero_add: list = attrs.field(factory=list)
+    port_check: list = attrs.field(factory=list)
+    port_add: list = attrs.field(factory=list)
+    subset: list = attrs.field(factory=list)
+    has_subset: list = attrs.field(factory=list)
+    fit_inputs: list = attrs.field(factory=list)
+    ba_inputs: list = attrs.field(factory=list)
+    ba_skip: list = attrs.field(factory=list)
+    #: Per class: its hard spread constraints as (counter, maxSkew, self match, minDomains).
+    spread: list = attrs.field(factory=list)
+    #: Per class: its soft spread constraints as (counter, maxSkew, per-node flag), and
+    #: whether nodes lacking a topology key are ignored (``requireAllTopologies``).
+    soft_spread: list = attrs.field(factory=list)
+    require_all: list = attrs.field(factory=list)
+    #: Per class: (namespace, labels, terminating), to match it against spread counters.
+    identity: list = attrs.field(factory=list)
+    #: Per class: a pod of it (what inter-pod affinity terms are matched against).
+    pods: list = attrs.field(factory=list)
+    #: Per class: InterPodAffinity rows (row, label column) of its required affinity terms,
+    #: anti-affinity terms, the running pods' anti-affinity, and its scores; its own
+    #: affinity matches (self match).
+    ipa_affinity: list = attrs.field(factory=list)
+    ipa_anti: list = attrs.field(factory=list)
+    ipa_existing: list = attrs.field(factory=list)
+    ipa_score: list = attrs.field(factory=list)
+    ipa_self_match: list = attrs.field(factory=list)
+
+
+class FusedLoop:
+    """Compiles pod classes for one framework and state layout, and runs the loop."""
+
+    def __init__(self, framework: Framework, state: ClusterState,
+                 node_version: np.ndarray | None = None, pending: Sequence[Pod] = ()) -> None:
+        self.framework = framework
+        self.layout = state
+        self.classes: dict[tuple, int | None] = {}
+        self.classes_by_identity: dict[tuple, int | None] = {}
+        self.tables = ClassTables()
+        points = framework.points
+        self.static_filters = [(n, p) for n, p in points["filter"] if is_node_static_filter(p)]
+        self.fit_name, self.fit = _of_kind(points["filter"], FilterKind.REQUEST_DELTA,
+                                           filter_kind)
+        self.ports = _of_kind(points["filter"], FilterKind.HOST_PORTS, filter_kind)[1]
+        self.spread_filter = _of_kind(points["filter"], FilterKind.TOPOLOGY_SPREAD,
+                                      filter_kind)[1]
+        self.affinity_filter = _of_kind(points["filter"], FilterKind.POD_AFFINITY,
+                                        filter_kind)[1]
+        weight = lambda name: framework.weights.get(name, 0)  # noqa: E731
+        #: The node-static scores: (name, plugin, weight, normalisation).
+        self.static_scores = [(n, p, weight(n), normalization(p)) for n, p in points["score"]
+                              if is_node_static_score(p)]
+        self.normalized = [s for s in self.static_scores if s[3] is not Normalization.NONE]
+        scorers = [_of_kind(points["score"], kind, score_kind) for kind in LOOP_SCORES]
+        self.weights = np.array([weight(n) if p is not None else 0 for n, p in scorers],
+                                dtype=np.int64)
+        self.fit_scorer, self.balanced, self.spread_scorer, self.affinity_scorer = \
+            (p for _, p in scorers)
+        #: The topology spread plugin, wherever it is enabled.
+        self.spread = next((p for p in framework.plugins.values()
+                            if filter_kind(p) is FilterKind.TOPOLOGY_SPREAD
+                            or score_kind(p) is ScoreKind.TOPOLOGY_SPREAD), None)
+        self.fail_epoch = np.zeros(0, dtype=np.int64)
+        n = state.num_nodes
+        #: Bumped whenever a node's requests change (shared by the batch's fast paths).
+        self.node_version = node_version if node_version is not None else np.zeros(n, np.int64)
+        self.cached_version = np.zeros((0, n), dtype=np.int64)
+        self.cached_score = np.zeros((0, n), dtype=np.int64)
+        affinity = self.affinity_filter if self.affinity_filter is not None \
+            else self.affinity_scorer
+        self.counts = DomainCounts(state, pending, affinity)
+        self._arrays: dict[str, Any] | None = None
+
+    @property
+    def counters(self) -> list:
+        """The spread counters (:class:`ksched.domain_counts.SpreadCounter`)."""
+        return self.counts.counters
+
+    def counts_pods(self, c: int) -> bool:
+        """Whether class ``c``'s cycle counts pods (spreading, pod affinity): departures then
+        leave its counts stale."""
+        t = self.tables
+        return bool(t.spread[c] or t.soft_spread[c] or t.ipa_affinity[c] or t.ipa_anti[c]
+                    or t.ipa_existing[c] or t.ipa_score[c])
+
+    def class_of(self, pod: Pod, state: ClusterState) -> int | None:
+        """The pod's class index, compiling it on first sight; ``None``: use the framework.
+
+        Replicas made with ``attrs.evolve`` share their field objects, so the class is found
+        first by the identities of the fields (valid while the batch holds the pods), then by
+        value.
+        """
+        identity = tuple(map(id, pod_signature(pod)))
+        found = self.classes_by_identity.get(identity, _UNSEEN)
+        if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
+            found = None
+            if self._eligible(pod, state):
+                key = pod_signature(pod)
+                if key not in self.classes:
+                    self.classes[key] = self._compile(pod, state)
+                found = self.classes[key]
+            self.classes_by_identity[identity] = found
+        return found
+
+    def _eligible(self, pod: Pod, state: ClusterState) -> bool:
+        """Whether the loop models the pod's counted filters and scores: no resource claims;
+        every node-static plugin node-static for this pod (:func:`node_static_for`);
+        pod affinity needs its plugin's PreFilter and Filter; spread constraints (valid
+        ones) need the spread plugin's PreFilter and Filter (hard) or, where it scores, its
+        PreScore and Score (soft)."""
+        if pod.resource_claims:
+            return False
+        points = self.framework.points
+        if not all(node_static_for(p, pod, state) for _, p in points["filter"] + points["score"]
+                   if is_node_static_filter(p) or is_node_static_score(p)):
+            return False
+        runs = lambda point, p: any(q is p for _, q in points[point])  # noqa: E731
+        ipa = self.affinity_filter
+        if pod.has_pod_affinity and not (ipa is not None and runs("preFilter", ipa)):
+            return False
+        spread = self.spread
+        if spread is None or not (pod.topology_spread_constraints
+                                  or state.objects.get("workloads")):
+            return True
+        found = spread.constraints(Cycle(state, pod))
+        if isinstance(found, Status):
+            return False
+        hard, soft = found
+        if hard and not (runs("preFilter", spread) and runs("filter", spread)):
+            return False
+        return not (soft and runs("score", spread) and not runs("preScore", spread))
+
+    def _compile(self, pod: Pod, state: ClusterState) -> int | None:
+        """Compile a new class; ``None`` when the loop does not model the pod's cycle, or a
+        plugin refuses a feature ksched does not model (the framework raises it in turn)."""
+        cycle = Cycle(state, pod)
+        try:
+            found = self._pre_filter(cycle)
+            if found is None or (self.fit is not None and self.fit_name in found[0]):
+                return None
+            parts = self._statics(cycle, found[0])
+            return None if parts is None else self._add_class(cycle, found[1], *parts)
+        except UnsupportedFeatureError:
+            return None
+
+    def _pre_filter(self, cycle: Cycle) -> tuple[set[str], frozenset[str] | None] | None:
+        """PreFilter: the plugins that Skip and the node subset; ``None`` when it rejects
+        the pod (the framework words that)."""
+        subset, skipped = None, set()
+        for name, plugin in self.framework.points["preFilter"]:
+            outcome = plugin.pre_filter(cycle)
+            if isinstance(outcome, PreFilterResult):
+                if outcome.node_names is not None:
+                    subset = outcome.node_names if subset is None else subset & outcome.node_names
+            elif isinstance(outcome, Status) and outcome.is_skip:
+                skipped.add(name)
+            elif isinstance(outcome, Status) and not outcome.is_success:
+                return None
+        if subset is not None and not subset:
+            return None
+        return skipped, subset
+
+    def _statics(self, cycle: Cycle, skipped: set[str]) -> tuple[np.ndarray, ...] | None:
+        """The node-static filters' pass flags and scores of the class over all nodes: judged
+        once per node class when every node-static plugin allows it. ``None`` when one of
+        them errs."""
+        state, pod, n = cycle.state, cycle.pod, cycle.state.num_nodes
+        plugins = [p for _, p in self.static_filters] + [s[1] for s in self.static_scores]
+        if all(judged_by_node_class(p, pod) for p in plugins):
+            judged, spread = state.class_nodes, state.node_class
+        else:
+            judged, spread = np.arange(n, dtype=np.int64), slice(None)
+        ok = np.ones(len(judged), dtype=np.bool_)
+        for name, plugin in self.static_filters:
+            if name not in skipped:
+                result = plugin.filter(cycle, judged)
+                if isinstance(result, np.ndarray):  # a plain mask from an out-of-tree plugin
+                    result_passed = np.asarray(result, dtype=np.bool_)
+                elif any(s.code == Code.ERROR for s in result.statuses):
+                    return None
+                else:
+                    result_passed = result.passed
+                ok &= result_passed
+        not_scored = set()
+        for name, plugin in self.framework.points["preScore"]:
+            status = plugin.pre_score(cycle, judged)
+            if status is not None and status.is_skip:
+                not_scored.add(name)
+            elif status is not None and not status.is_success:
+                return None
+        static = np.zeros(n, dtype=np.int64)
+        raw = np.zeros((len(self.normalized), n), dtype=np.int64)
+        k = 0
+        for name, plugin, weight, how in self.static_scores:
+            scores = (np.asarray(plugin.score(cycle, judged), dtype=np.int64)[spread]
+                      if name not in not_scored else np.zeros(n, dtype=np.int64))
+            if how is Normalization.NONE:
+                static += weight * scores
+            else:
+                raw[k] = scores
+                k += 1
+        return ok[spread], raw, static
+
+    def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, ok: np.ndarray,
+                   norm_raw: np.ndarray, static_score: np.ndarray) -> int | None:
+        """Append the class to the tables (``None``, nothing appended, when the loop does
+        not model it after all)."""
+        state, pod, t, n = cycle.state, cycle.pod, self.tables, cycle.state.num_nodes
+        resources = self._resources(cycle)
+        hard = self.spread_filter.filter_counts(cycle) if self.spread_filter is not None \
+            else None
+        soft = self.spread_scorer.soft_constraints(cycle) if self.spread_scorer is not None \
+            else None
+        affinity = self._affinity_counts(cycle)
+        if resources is None or affinity is None or isinstance(hard, Status) \
+                or isinstance(soft, Status):
+            return None
+        for name, value in resources.items():
+            getattr(t, name).append(value)
+        t.static_ok.append(ok & hard.keyed if hard is not None else ok)
+        t.norm_raw.append(norm_raw)
+        t.static_score.append(static_score)
+        t.port_check.append(self.ports.blocking_columns(cycle) if self.ports is not None
+                            else np.zeros(0, np.int64))
+        t.port_add.append(np.array([state.port_keys.index(p) for p in set(host_ports(pod))],
+                                   dtype=np.int64))
+        t.spread.append(self.counts.hard_spread(pod, hard))
+        t.soft_spread.append(self.counts.soft_spread(pod, soft, state))
+        t.require_all.append(soft.require_all if soft is not None else False)
+        entries = self.counts.add_class(pod, *affinity, state)
+        t.ipa_affinity.append(entries.affinity)
+        t.ipa_anti.append(entries.anti)
+        t.ipa_existing.append(entries.existing)
+        t.ipa_score.append(entries.score)
+        t.ipa_self_match.append(entries.self_match)
+        t.identity.append((pod.namespace, pod.labels, pod.deleting))
+        t.pods.append(pod)
+        t.has_subset.append(subset is not None)
+        t.subset.append(state.in_tree_order(subset) if subset is not None
+                        else np.zeros(0, np.int64))
+        self.fail_epoch = np.append(self.fail_epoch, -1)
+        self.cached_version = np.vstack([self.cached_version, np.full((1, n), -1, np.int64)])
+        self.cached_score = np.vstack([self.cached_score, np.zeros((1, n), np.int64)])
+        self._arrays = None
+        return len(t.static_ok) - 1
+
+    def _affinity_counts(self, cycle: Cycle) -> tuple[Any, Any] | None:
+        """The InterPodAffinity plugin's PreFilter counts and PreScore sums for the class
+        (:meth:`DomainCounts.add_class`); ``None`` when a term does not parse."""
+        filter_counts = score_counts = None
+        if self.affinity_filter is not None:
+            filter_counts = self.affinity_filter.filter_counts(cycle)
+        scorer = self.affinity_scorer
+        if scorer is not None and scorer.may_score(cycle.pod):
+            score_counts = scorer.score_counts(cycle)
+            score_counts = False if score_counts is None else score_counts
+        if isinstance(filter_counts, Status) or isinstance(score_counts, Status):
+            return None
+        return filter_counts, score_counts
+
+    def _resources(self, cycle: Cycle) -> dict[str, Any] | None:
+        """The class's requests, fit check and resource scores' inputs, by table; ``None``
+        when the pod requests a resource no node has (the framework words that)."""
+        state, pod = cycle.state, cycle.pod
+        check = self.fit.request_check(cycle) if self.fit is not None else None
+        if check is not None and check.missing:
+            return None
+        requests = pod_requests(pod)
+        empty = (np.zeros(0, np.int64),) * 4
+        ba = self.balanced.score_inputs(cycle) if self.balanced is not None else empty
+        return dict(
+            request=request_vector(requests, state.resource_names, pod_count=0),
+            fit_check_cols=check.checked if check is not None else np.zeros(0, np.int64),
+            count_only=not any(v for r, v in requests.items() if r != PODS),
+            nonzero_add=np.array(node_info_non_zero(pod, requests), dtype=np.int64),
+            fit_inputs=(self.fit_scorer.score_inputs(cycle) if self.fit_scorer is not None
+                        else empty),
+            ba_inputs=ba, ba_skip=not ba[2].any())
+
+    def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
+        """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
+        self.counts.note_placement(pod, node, state)
+
+    def arrays(self) -> dict[str, Any]:
+        """The class tables stacked for the loop (cached until a class is added)."""
+        if self._arrays is None:
+            self._arrays = {**self._stacked(), **self._affinity_arrays(), **self._parameters()}
+        return self._arrays
+
+    def _stacked(self) -> dict[str, Any]:
+        t = self.tables
+
+        def csr(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+            return _row_indptr(parts), (np.concatenate(parts).astype(np.int64) if parts
+                                        else np.zeros(0, np.int64))
+
+        def stack(parts: list, width: int, dtype: Any) -> np.ndarray:
+            return np.array(parts, dtype=dtype).reshape(len(parts), width)
+
+        n, r = self.layout.num_nodes, len(self.layout.resource_names)
+        port_check_indptr, port_check = csr(t.port_check)
+        fit_check_indptr, fit_check_cols = csr(t.fit_check_cols)
+        port_add_indptr, port_add = csr(t.port_add)
+        subset_indptr, subset = csr(t.subset)
+        fit_width = len(t.fit_inputs[0][0]) if t.fit_inputs else 0
+        ba_width = len(t.ba_inputs[0][0]) if t.ba_inputs else 0
+        k = len(self.normalized)
+        return dict(
+            spread_indptr=_row_indptr(t.spread),
+            spread_entries=np.array([e for entries in t.spread for e in entries],
+                                    dtype=np.int64).reshape(-1, 4),
+            soft_indptr=_row_indptr(t.soft_spread),
+            soft_entries=np.array([e for entries in t.soft_spread for e in entries],
+                                  dtype=np.int64).reshape(-1, 3),
+            require_all=np.array(t.require_all, dtype=np.bool_),
+            **self.counts.counter_arrays(t.identity, n),
+            static_ok=stack(t.static_ok, n, np.bool_),
+            norm_raw=np.array(t.norm_raw, dtype=np.int64).reshape(len(t.norm_raw), k, n),
+            norm_varies=np.array([raw.any(axis=1) for raw in t.norm_raw],
+                                 dtype=np.bool_).reshape(len(t.norm_raw), k),
+            static_score=stack(t.static_score, n, np.int64),
+            request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
+            fit_check_cols=fit_check_cols, count_only=np.array(t.count_only, dtype=np.bool_),
+            nonzero_add=stack(t.nonzero_add, 2, np.int64),
+            port_check_indptr=port_check_indptr, port_check=port_check,
+            port_add_indptr=port_add_indptr, port_add=port_add,
+            subset_indptr=subset_indptr, subset=subset,
+            has_subset=np.array(t.has_subset, dtype=np.bool_),
+            fit_cols=stack([f[0] for f in t.fit_inputs], fit_width, np.int64),
+            fit_src=stack([f[1] for f in t.fit_inputs], fit_width, np.int64),
+            fit_req=stack([f[2] for f in t.fit_inputs], fit_width, np.int64),
+            ba_cols=stack([b[0] for b in t.ba_inputs], ba_width, np.int64),
+            ba_req=stack([b[2] for b in t.ba_inputs], ba_width, np.int64),
+            ba_skip=np.array(t.ba_skip, dtype=np.bool_),
+        )
+
+    def _affinity_arrays(self) -> dict[str, Any]:
+        t = self.tables
+        flat = lambda lists: np.array([e for entries in lists for e in entries],  # noqa: E731
+                                      dtype=np.int64).reshape(-1, 2)
+        update_indptr, updates = self.counts.update_arrays(self.layout)
+        return dict(
+            ipa_affinity_indptr=_row_indptr(t.ipa_affinity), ipa_affinity=flat(t.ipa_affinity),
+            ipa_anti_indptr=_row_indptr(t.ipa_anti), ipa_anti=flat(t.ipa_anti),
+            ipa_existing_indptr=_row_indptr(t.ipa_existing), ipa_existing=flat(t.ipa_existing),
+            ipa_score_indptr=_row_indptr(t.ipa_score), ipa_score=flat(t.ipa_score),
+            ipa_self_match=np.array(t.ipa_self_match, dtype=np.bool_),
+            ipa_update_indptr=update_indptr, ipa_updates=updates)
+
+    def _parameters(self) -> dict[str, Any]:
+        scorer = self.fit_scorer
+        shape_x, shape_y = shape_arrays(scorer.args.shape if scorer is not None else ())
+        return dict(
+            fit_strategy=scorer.strategy_code if scorer is not None
+            else fit_kernels.LEAST_ALLOCATED,
+            fit_weights=np.array([w for _, w in scorer.args.resources] if scorer is not None
+                                 else [], dtype=np.int64),
+            shape_x=shape_x, shape_y=shape_y, weights=self.weights,
+            norm_reverse=np.array([s[3] is Normalization.REVERSE for s in self.normalized],
+                                  dtype=np.bool_),
+            norm_weight=np.array([s[2] for s in self.normalized], dtype=np.int64),
+            labels=self.layout.labels, has_scoring=self.framework.has_scoring,
+            fit_enabled=self.fit is not None)
+
+    def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
+            tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
+            out_start: np.ndarray) -> int:
+        """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
+        where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`)."""
+        counts = self.counts
+        stop = loop_kernels.schedule_loop(
+            begin, classes, state.allocatable, state.requested, state.nonzero_requested,
+            state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
+            percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
+            fail_epoch=self.fail_epoch, node_version=self.node_version,
+            counter_counts=counts.counter_counts, ipa_rows=counts.rows,
+            ipa_affinity_empty=counts.affinity_empty,
+            cached_version=self.cached_version, cached_score=self.cached_score,
+            out_node=out_node, out_start=out_start)
+        return int(stop)
+
+
+__all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "LOOP_FILTERS", "LOOP_SCORES",
+           "pod_signature", "supports"]

@@ -1,0 +1,538 @@
+"""kube-scheduler's ``PriorityQueue`` on a virtual clock
+(``pkg/scheduler/backend/queue/scheduling_queue.go``, ``active_queue.go``,
+``unschedulable_pods.go``); see :mod:`ksched.queue` for the model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ksched.api import Pod
+from ksched.queue.backoff_queue import BACKOFF_FLUSH_PERIOD, BackoffQueue
+from ksched.queue.events import (
+    BACKOFF_COMPLETE,
+    FORCE_ACTIVATE,
+    SCHEDULE_ATTEMPT_FAILURE,
+    SCHEDULING_GATES,
+    UNSCHEDULABLE_TIMEOUT,
+    UNSCHEDULED_POD_ADD,
+    UNSCHEDULED_POD_UPDATE,
+    WILDCARD_EVENTS,
+    ClusterEvent,
+    pod_update_events,
+)
+from ksched.queue.heap import Heap, LessKey
+from ksched.queue.nominator import Nominator
+from ksched.queue.queued_pod_info import (
+    Hint,
+    LessFunc,
+    QueuedPodInfo,
+    priority_sort_key,
+    priority_sort_less,
+)
+
+__all__ = ["ACTIVE_Q", "BACKOFF_Q", "DEFAULT_POD_INITIAL_BACKOFF", "DEFAULT_POD_MAX_BACKOFF",
+           "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS", "GATED", "UNSCHEDULABLE",
+           "UNSCHEDULABLE_FLUSH_PERIOD", "SchedulingQueue"]
+
+#: ``DefaultPodInitialBackoffDuration`` / ``DefaultPodMaxBackoffDuration`` (seconds).
+DEFAULT_POD_INITIAL_BACKOFF = 1.0
+DEFAULT_POD_MAX_BACKOFF = 10.0
+#: ``DefaultPodMaxInUnschedulablePodsDuration`` (5 min).
+DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS = 300.0
+#: The ``flushUnschedulablePodsLeftover`` period (``wait.Until(..., 30*time.Second, ...)``).
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0
+
+# Sub-queue names used by pending_pods().
+ACTIVE_Q = "activeQ"
+BACKOFF_Q = "backoffQ"
+UNSCHEDULABLE = "unschedulable"
+GATED = "gated"
+
+# queueingStrategy.
+_QUEUE_SKIP = 0
+_QUEUE_AFTER_BACKOFF = 1
+_QUEUE_IMMEDIATELY = 2
+
+
+class SchedulingQueue:
+    """kube-scheduler's ``PriorityQueue`` on a virtual clock.
+
+    Parameters
+    ----------
+    initial_backoff, max_backoff : float
+        ``podInitialBackoffSeconds`` / ``podMaxBackoffSeconds``; ``max_backoff == 0`` disables
+        backoff.
+    max_in_unschedulable : float
+        ``podMaxInUnschedulablePodsDuration``.
+    less : callable, optional
+        The QueueSort ``Less(a, b)`` on :class:`QueuedPodInfo`; PrioritySort by default.
+    pop_from_backoff : bool
+        The ``SchedulerPopFromBackoffQ`` feature gate (on in v1.35).
+
+    Examples
+    --------
+    >>> from ksched.api import Pod
+    >>> q = SchedulingQueue()
+    >>> q.add(Pod(name="a"))
+    >>> info = q.pop()
+    >>> info.unschedulable_plugins = {"NodeResourcesFit"}
+    >>> q.add_unschedulable_if_not_present(info, q.scheduling_cycle)
+    >>> q.lengths()["unschedulable"], q.next_event_time()
+    (1, 330.0)
+    """
+
+    def __init__(self, *, initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
+                 max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
+                 max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS,
+                 less: LessFunc | None = None, pop_from_backoff: bool = True) -> None:
+        if initial_backoff < 0 or max_backoff < 0 or max_in_unschedulable < 0:
+            raise ValueError("backoff and unschedulable durations must be >= 0")
+        self.max_in_unschedulable = float(max_in_unschedulable)
+        #: The virtual clock (seconds); flush ticks at or before it have fired.
+        self.now = 0.0
+        #: ``SchedulingCycle``: incremented on each pop.
+        self.scheduling_cycle = 0
+
+        if less is None or less is priority_sort_less:
+            active_key: Callable[[QueuedPodInfo], Any] = priority_sort_key
+        else:
+            def active_key(info: QueuedPodInfo) -> Any:
+                return LessKey(info, less)
+        self._less = less or priority_sort_less
+        self._active = Heap(active_key)
+        self._backoffq = BackoffQueue(float(initial_backoff), float(max_backoff),
+                                      bool(pop_from_backoff), active_key)
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._in_flight: dict[str, int] = {}
+        self._events: deque[ClusterEvent] = deque()
+        self._marks = itertools.count()
+        self._nominator = Nominator()
+
+    @property
+    def initial_backoff(self) -> float:
+        return self._backoffq.initial_backoff
+
+    @property
+    def max_backoff(self) -> float:
+        return self._backoffq.max_backoff
+
+    @property
+    def pop_from_backoff(self) -> bool:
+        return self._backoffq.pop_from_backoff
+
+    # ------------------------------------------------------------------ backoff
+
+    def backoff_duration(self, attempts: int) -> float:
+        """``calculateBackoffDuration``: ``initial * 2**(attempts-1)`` capped at max; 0 for 0.
+
+        ``attempts`` is the pod's unschedulable (or consecutive error) count.
+        """
+        return self._backoffq.backoff_duration(attempts)
+
+    def backoff_expiry(self, info: QueuedPodInfo) -> float:
+        """``getBackoffTime`` (see :meth:`BackoffQueue.backoff_expiry`): ``-inf`` when backoff
+        is disabled or the pod has not failed yet."""
+        return self._backoffq.backoff_expiry(info)
+
+    def _is_backing_off(self, info: QueuedPodInfo) -> bool:
+        """``isPodBackingoff``."""
+        return self._backoffq.is_backing_off(info, self.now)
+
+    # ------------------------------------------------------------------ clock
+
+    def advance(self, now: float) -> None:
+        """Move the clock to ``now``, firing the flushes due on the way (``Run``'s loops).
+
+        ``flushBackoffQCompleted`` runs at every whole second and ``flushUnschedulablePodsLeftover``
+        at every multiple of 30 s; when both are due at once the backoff flush runs first.
+        """
+        if not now >= self.now or math.isinf(now):
+            raise ValueError(f"cannot move the clock from {self.now} to {now}")
+        while True:
+            t_backoff = self._next_backoff_flush()
+            t_leftover = self._next_leftover_flush(for_poppable=False)
+            t = min(t_backoff, t_leftover)
+            if t > now:
+                break
+            self.now = t
+            if t_backoff == t:
+                self._flush_backoff_completed()
+            if t_leftover == t:
+                self._flush_unschedulable_leftover()
+        self.now = now
+
+    def _next_tick(self, period: float) -> float:
+        return (math.floor(self.now / period) + 1) * period
+
+    def _next_backoff_flush(self) -> float:
+        """The first backoff tick after ``now`` that moves a pod (inf if none)."""
+        return self._backoffq.next_flush(self._next_tick(BACKOFF_FLUSH_PERIOD))
+
+    def _next_leftover_flush(self, *, for_poppable: bool) -> float:
+        """The first leftover tick after ``now`` that does something (inf if none).
+
+        A gated pod over the age limit is never moved, but its presence makes the flush record an
+        ``UnschedulableTimeout`` event for in-flight pods; that counts unless such an event is
+        already recorded after the last pop (a second one would change nothing).
+        """
+        with_gated = (not for_poppable and bool(self._in_flight)
+                      and not self._timeout_recorded_since_last_pop())
+        stamps = [i.timestamp for i in self._unschedulable.values() if with_gated or not i.gated]
+        if not stamps:
+            return math.inf
+        oldest = min(stamps)
+        period = UNSCHEDULABLE_FLUSH_PERIOD
+        first = self._next_tick(period)
+        t = max(first, (math.floor((oldest + self.max_in_unschedulable) / period) + 1) * period)
+        # Use the exact upstream predicate (now - timestamp > max) to settle float rounding.
+        while not t - oldest > self.max_in_unschedulable:
+            t += period
+        while t - period >= first and t - period - oldest > self.max_in_unschedulable:
+            t -= period
+        return t
+
+    def _timeout_recorded_since_last_pop(self) -> bool:
+        if not self._events:
+            return False
+        last = self._events[-1]
+        return (last.event == UNSCHEDULABLE_TIMEOUT and last.target is None
+                and last.mark > max(self._in_flight.values()))
+
+    def next_event_time(self) -> float | None:
+        """The earliest time at which :meth:`pop` can return a pod.
+
+        ``now`` if it can already; otherwise the first flush tick that moves a pod out of backoffQ
+        or unschedulablePods; ``None`` when nothing waits (gated pods wait for an update).
+        """
+        if len(self._active) or (self.pop_from_backoff and self._backoffq.has_rejected()):
+            return self.now
+        t = min(self._next_backoff_flush(), self._next_leftover_flush(for_poppable=True))
+        return None if t == math.inf else t
+
+    def _flush_backoff_completed(self) -> None:
+        """``flushBackoffQCompleted``: pods whose backoff is over go to activeQ."""
+        for info in self._backoffq.pop_completed(self.now):
+            self._move_to_active(info, BACKOFF_COMPLETE, from_backoff=True)
+
+    def _flush_unschedulable_leftover(self) -> None:
+        """``flushUnschedulablePodsLeftover``: pods unschedulable for too long are requeued."""
+        stale = [i for i in self._unschedulable.values()
+                 if self.now - i.timestamp > self.max_in_unschedulable]
+        if stale:
+            self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None)
+
+    # ------------------------------------------------------------------ moves
+
+    def _run_pre_enqueue(self, info: QueuedPodInfo) -> None:
+        """``runPreEnqueuePlugins`` with SchedulingGates as the only PreEnqueue plugin."""
+        if getattr(info.pod, "scheduling_gates", ()):
+            info.unschedulable_plugins = info.unschedulable_plugins | {SCHEDULING_GATES}
+            info.gated = True
+        else:
+            info.gated = False
+
+    def _in_any_queue(self, key: str) -> bool:
+        return key in self._active or key in self._backoffq or key in self._unschedulable
+
+    def _move_to_active(self, info: QueuedPodInfo, event: str, from_backoff: bool) -> bool:
+        """``moveToActiveQ``: PreEnqueue, then activeQ (or unschedulablePods if gated)."""
+        if not (self.pop_from_backoff and from_backoff):
+            self._run_pre_enqueue(info)
+        key = info.key
+        if info.gated:
+            if not self._in_any_queue(key):
+                self._unschedulable[key] = info
+            return False
+        if info.initial_attempt_timestamp is None:
+            info.initial_attempt_timestamp = self.now
+        self._unschedulable.pop(key, None)
+        self._backoffq.delete(key)
+        self._active.add_or_update(info)
+        if event in (UNSCHEDULED_POD_ADD, UNSCHEDULED_POD_UPDATE):
+            self._nominator.nominate(info.pod, None)
+        return True
+
+    def _move_to_backoff(self, info: QueuedPodInfo, event: str) -> bool:
+        """``moveToBackoffQ``: PreEnqueue runs on entry when ``pop_from_backoff``."""
+        key = info.key
+        if self.pop_from_backoff:
+            self._run_pre_enqueue(info)
+            if info.gated:
+                self._unschedulable.setdefault(key, info)
+                return False
+        self._unschedulable.pop(key, None)
+        self._backoffq.add(info)
+        return True
+
+    def _requeue(self, info: QueuedPodInfo, strategy: int, event: str) -> str:
+        """``requeuePodWithQueueingStrategy``; returns the sub-queue the pod went to."""
+        if strategy == _QUEUE_SKIP:
+            self._unschedulable[info.key] = info
+            return UNSCHEDULABLE
+        if strategy == _QUEUE_AFTER_BACKOFF and self._is_backing_off(info):
+            return BACKOFF_Q if self._move_to_backoff(info, event) else UNSCHEDULABLE
+        return ACTIVE_Q if self._move_to_active(info, event, False) else UNSCHEDULABLE
+
+    def _worth_requeuing(self, info: QueuedPodInfo, event: str, hint: Hint | None,
+                         target: str | None) -> int:
+        """``isPodWorthRequeuing`` with one hint for all rejecting plugins.
+
+        No rejecting plugin, or a wildcard event, requeues after backoff. An event about one pod
+        (ForceActivate, a pod's own update) skips every other pod, as the in-tree hints for pod
+        updates do. Otherwise ``hint(info, event)`` (default true) decides; a Queue for a pod with
+        Pending plugins is taken as coming from them (queueImmediately).
+        """
+        if not info.unschedulable_plugins and not info.pending_plugins:
+            return _QUEUE_AFTER_BACKOFF
+        if target is not None and target != info.key:
+            return _QUEUE_SKIP
+        if event in WILDCARD_EVENTS:
+            return _QUEUE_AFTER_BACKOFF
+        if hint is not None and not hint(info, event):
+            return _QUEUE_SKIP
+        return _QUEUE_IMMEDIATELY if info.pending_plugins else _QUEUE_AFTER_BACKOFF
+
+    def _move_pods(self, infos: Iterable[QueuedPodInfo], event: str, hint: Hint | None) -> None:
+        """``movePodsToActiveOrBackoffQueue``; then records the event for in-flight pods."""
+        for info in infos:
+            if info.gated:
+                # The gating plugin (SchedulingGates) registers only its pod-update event.
+                continue
+            strategy = self._worth_requeuing(info, event, hint, None)
+            if strategy == _QUEUE_SKIP:
+                continue
+            self._unschedulable.pop(info.key, None)
+            self._requeue(info, strategy, event)
+        self._record_event(event, hint, None)
+
+    # ------------------------------------------------------------------ in-flight bookkeeping
+
+    def _record_event(self, event: str, hint: Hint | None, target: str | None) -> None:
+        """``addEventIfAnyInFlight`` (``target`` None) / ``addEventsIfPodInFlight``."""
+        if self._in_flight if target is None else target in self._in_flight:
+            self._events.append(ClusterEvent(next(self._marks), event, hint, target))
+
+    def _hint_for_in_flight_pod(self, info: QueuedPodInfo) -> int:
+        """``determineSchedulingHintForInFlightPod``: the events seen since the pod's pop."""
+        if not info.unschedulable_plugins and not info.pending_plugins:
+            return _QUEUE_AFTER_BACKOFF
+        mark = self._in_flight.get(info.key)
+        if mark is None:
+            return _QUEUE_AFTER_BACKOFF  # upstream logs "in flight Pod isn't found"
+        strategy = _QUEUE_SKIP
+        for ev in self._events:
+            if ev.mark < mark:
+                continue
+            s = self._worth_requeuing(info, ev.event, ev.hint, ev.target)
+            if s == _QUEUE_IMMEDIATELY:
+                return s
+            if s == _QUEUE_AFTER_BACKOFF:
+                strategy = s
+                if not info.pending_plugins:
+                    return s
+        return strategy
+
+    def done(self, pod: Pod | str) -> None:
+        """``Done``: the pod's scheduling (and binding) is over; drop events nobody needs."""
+        key = pod if isinstance(pod, str) else pod.key
+        if self._in_flight.pop(key, None) is None:
+            return
+        oldest = min(self._in_flight.values(), default=math.inf)
+        while self._events and self._events[0].mark < oldest:
+            self._events.popleft()
+
+    def in_flight_pods(self) -> list[str]:
+        """``InFlightPods``: keys of the pods popped and not yet done, in pop order."""
+        return sorted(self._in_flight, key=self._in_flight.__getitem__)
+
+    # ------------------------------------------------------------------ public operations
+
+    def add(self, pod: Pod) -> None:
+        """``Add``: a new pending pod goes to activeQ, or is held if gated."""
+        self._move_to_active(QueuedPodInfo(pod=pod, timestamp=self.now), UNSCHEDULED_POD_ADD,
+                             False)
+
+    def activate(self, pods: Iterable[Pod] | Mapping[str, Pod]) -> None:
+        """``Activate``: move pods from backoffQ / unschedulablePods to activeQ.
+
+        Gated pods stay gated and unknown pods are ignored; a pod in flight gets a ForceActivate
+        event, so it is retried after backoff if its attempt fails.
+        """
+        if isinstance(pods, Mapping):
+            pods = pods.values()
+        for pod in pods:
+            key = pod.key
+            info = self._unschedulable.get(key)
+            from_backoff = False
+            if info is None:
+                info = self._backoffq.delete(key)
+                from_backoff = True
+            if info is not None and self._move_to_active(info, FORCE_ACTIVATE, from_backoff):
+                continue
+            self._record_event(FORCE_ACTIVATE, None, key)
+
+    def update(self, old: Pod | None, new: Pod, hint: Hint | None = None) -> None:
+        """``Update``: a pending pod changed.
+
+        In flight: only the pod-update events are recorded. In activeQ/backoffQ: replaced in place
+        (re-sorted, same timestamp). In unschedulablePods (gated included): each event of
+        :func:`pod_update_events` is offered to ``hint`` (default: the pod changed, ``old !=
+        new``) until the pod moves; a gated pod whose gates are gone goes to activeQ. Unknown pods
+        are added.
+        """
+        key = new.key
+        if hint is None:
+            changed = old is None or old != new
+
+            def hint(info: QueuedPodInfo, event: str) -> bool:
+                return changed
+
+        events = pod_update_events(old, new)
+        if key in self._in_flight:
+            for event in events:
+                self._record_event(event, hint, key)
+            return
+        if old is not None:
+            for queue in (self._active, self._backoffq):
+                info = queue.get(old.key)
+                if info is not None:
+                    info.pod = new
+                    if queue is self._active:
+                        self._active.add_or_update(info)
+                    else:
+                        self._backoffq.update(info)
+                    self._nominator.update(old, new)
+                    return
+        info = self._unschedulable.get(key)
+        if info is not None:
+            info.pod = new
+            self._nominator.update(old, new)
+            for event in events:
+                strategy = self._worth_requeuing(info, event, hint, key)
+                if self._requeue(info, strategy, event) != UNSCHEDULABLE:
+                    break
+            return
+        self._move_to_active(QueuedPodInfo(pod=new, timestamp=self.now), UNSCHEDULED_POD_UPDATE,
+                             False)
+
+    def delete(self, pod: Pod) -> None:
+        """``Delete``: remove the pod from whichever sub-queue holds it, and its nomination."""
+        self.delete_nominated(pod)
+        key = pod.key
+        if self._active.delete(key) is None and self._backoffq.delete(key) is None:
+            self._unschedulable.pop(key, None)
+
+    def pop(self) -> QueuedPodInfo | None:
+        """``Pop``: the head of activeQ, else (``pop_from_backoff``) the head of podBackoffQ.
+
+        Increments ``attempts`` and ``scheduling_cycle``, marks the pod in flight and clears its
+        rejecting plugins. Returns None instead of blocking when nothing can be popped.
+        """
+        while True:
+            info = self._active.pop()
+            if info is None and self.pop_from_backoff:
+                info = self._backoffq.pop()
+            if info is None:
+                return None
+            info.attempts += 1
+            if info.key in self._in_flight:
+                continue  # upstream discards a pod popped twice and pops the next one
+            self._in_flight[info.key] = next(self._marks)
+            self.scheduling_cycle += 1
+            info.unschedulable_plugins = frozenset()
+            info.pending_plugins = frozenset()
+            info.gated = False
+            return info
+
+    def add_unschedulable_if_not_present(self, info: QueuedPodInfo, cycle: int) -> None:
+        """``AddUnschedulableIfNotPresent``: requeue a pod after a failed attempt.
+
+        Set ``info.unschedulable_plugins`` / ``pending_plugins`` first. A pod with neither failed
+        with an error and goes to backoffQ (activeQ if its backoff is over). Otherwise the events
+        received since its pop decide: one worth requeuing sends it to backoffQ/activeQ, none
+        leaves it in unschedulablePods. ``cycle`` is accepted for the upstream signature; with
+        queueing hints upstream does not use it. Calls :meth:`done`. Raises ValueError if the pod
+        is already queued.
+        """
+        key = info.key
+        try:
+            if self._in_any_queue(key):
+                raise ValueError(f"pod {key} is already present in the scheduling queue")
+            if not info.unschedulable_plugins and not info.pending_plugins:
+                info.consecutive_errors_count += 1
+            else:
+                info.unschedulable_count += 1
+                info.consecutive_errors_count = 0
+            info.timestamp = self.now
+            self._requeue(info, self._hint_for_in_flight_pod(info), SCHEDULE_ATTEMPT_FAILURE)
+        finally:
+            self.done(key)
+
+    def move_all_to_active_or_backoff(self, event: str, hint: Hint | None = None) -> None:
+        """``MoveAllToActiveOrBackoffQueue``: requeue the unschedulable pods ``event`` may help.
+
+        For each unschedulable, non-gated pod, ``hint(info, event)`` (default: always true) stands
+        for the rejecting plugins' QueueingHintFns; a pod it accepts goes to activeQ if its
+        backoff is over, else backoffQ. Wildcard events (``UnschedulableTimeout``,
+        ``ForceActivate``) skip the hint. The event (with its hint) is also recorded for the pods in
+        flight.
+        """
+        self._move_pods(list(self._unschedulable.values()), event, hint)
+
+    # ------------------------------------------------------------------ introspection
+
+    def get_pod(self, name: str, namespace: str = "default") -> QueuedPodInfo | None:
+        """``GetPod``: the queued info of a pod in any sub-queue."""
+        key = f"{namespace}/{name}"
+        for queue in (self._backoffq, self._active):
+            info = queue.get(key)
+            if info is not None:
+                return info
+        return self._unschedulable.get(key)
+
+    def pending_pods(self) -> list[tuple[Pod, str]]:
+        """``PendingPods``: activeQ and backoffQ in pop order, then unschedulable, then gated."""
+        out = [(i.pod, ACTIVE_Q) for i in self._active.infos()]
+        out += [(i.pod, BACKOFF_Q) for i in self._backoffq.infos()]
+        unsched = self._unschedulable.values()
+        out += [(i.pod, UNSCHEDULABLE) for i in unsched if not i.gated]
+        out += [(i.pod, GATED) for i in unsched if i.gated]
+        return out
+
+    def lengths(self) -> dict[str, int]:
+        """The number of pods in each sub-queue."""
+        gated = sum(1 for i in self._unschedulable.values() if i.gated)
+        return {
+            "active": len(self._active),
+            "backoff": len(self._backoffq),
+            "unschedulable": len(self._unschedulable) - gated,
+            "gated": gated,
+        }
+
+    # ------------------------------------------------------------------ nominator
+
+    def add_nominated(self, pod: Pod, node: str) -> None:
+        """``addNominatedPod`` (ModeOverride): nominate ``pod`` to ``node`` ("" clears)."""
+        self._nominator.nominate(pod, node)
+
+    def delete_nominated(self, pod: Pod) -> None:
+        """``DeleteNominatedPodIfExists``."""
+        self._nominator.delete(pod)
+
+    def take_nomination_changes(self) -> set[str]:
+        """The nodes whose nominated pods changed since the last call (for incremental
+        readers of the nominator)."""
+        return self._nominator.take_changes()
+
+    def nominated_pods(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods, and those pods in nomination order."""
+        return self._nominator.nominated_pods()
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        """``NominatedPodsForNode``: the pods nominated to ``node``, in nomination order."""
+        return self._nominator.pods_for_node(node)
