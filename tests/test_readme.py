@@ -154,3 +154,14 @@ def test_worked_example_plan_is_tight() -> None:
         state = ksched.ClusterState.from_records([*cluster.nodes, *nodes], list(cluster.pods))
         pods = expand_workloads(next_quarter(), cluster=state).pods
         assert ksched.schedule_batch(state, pods).unschedulable, fewer
+
+
+def test_sweep_example_loses_pods_only_with_the_zone(namespace: dict) -> None:
+    growth = namespace["growth"]
+    assert len(growth) == 14 and not growth.failed
+    kept, lost = growth.rows[:7], growth.rows[7:]
+    assert all(r["displaced"] == 667 and r["displaced_pending"] == 0 for r in lost)
+    assert [r["unschedulable"] for r in kept[:3]] == [r["unschedulable"] for r in lost[:3]]
+    assert lost[-1]["unschedulable"] > kept[-1]["unschedulable"]
+    assert list(namespace["frame"]["scale"][:7]) == [1, 5, 10, 15, 20, 25, 30]
+    assert "](tests/readme/sweep.png)" in README.read_text()

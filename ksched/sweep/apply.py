@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from ksched.coerce import node_from_template
 from ksched.config import load_config
 from ksched.planning import expand_workloads
 from ksched.state import ClusterState
@@ -25,7 +26,6 @@ from ksched.sweep.scenario import INSTANCE_TYPE, Scenario, pending_pods
 
 __all__ = ["Variant", "prepare", "scaled_count"]
 
-HOSTNAME = "kubernetes.io/hostname"
 #: Workload kinds whose replicas ``scale`` multiplies, and the fields (with their defaults).
 SCALED_FIELDS = {"Deployment": (("replicas", 1),), "ReplicaSet": (("replicas", 1),),
                  "StatefulSet": (("replicas", 1),), "ReplicationController": (("replicas", 1),),
@@ -162,8 +162,7 @@ def _rows_of_type(base: Scenario, node_type: str) -> list[int]:
 
 def _new_node(template: Any, node_type: str, k: int) -> Any:
     """A node made from ``template``, named ``<type>-sweep-<k>`` with that hostname label."""
-    name = f"{node_type}-sweep-{k}"
-    return attrs.evolve(template, name=name, labels={**template.labels, HOSTNAME: name})
+    return node_from_template(template, f"{node_type}-sweep-{k}")
 
 
 # ---------------------------------------------------------------------------- scale
@@ -185,7 +184,7 @@ def scaled_pods(pods: Sequence[Any], factor: float) -> tuple[Any, ...]:
         return tuple(pods)
     total, n = scaled_count(len(pods), factor), len(pods)
     return tuple(pods[i] if i < n else
-                 attrs.evolve(pods[i % n], name=_copy_name(pods[i % n].name, i // n))
+                 pods[i % n].renamed(_copy_name(pods[i % n].name, i // n))
                  for i in range(total))
 
 
@@ -216,7 +215,7 @@ def scaled_events(events: Sequence[Any], factor: float) -> tuple[Any, ...]:
         dropped = {events[i].pod.key for i in creates[total:]}
         return tuple(e for e in events if _names(e) not in dropped)
     extra = [(events[creates[i % n]], i // n) for i in range(n, total)]
-    copies = [attrs.evolve(e, pod=attrs.evolve(e.pod, name=_copy_name(e.pod.name, k)))
+    copies = [attrs.evolve(e, pod=e.pod.renamed(_copy_name(e.pod.name, k)))
               for e, k in extra]
     return tuple(sorted([*events, *copies], key=lambda e: e.time))
 

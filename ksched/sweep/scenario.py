@@ -19,8 +19,9 @@ from ksched.api import Node, Pod
 from ksched.config import SchedulerConfig, load_config
 from ksched.errors import ArgumentError, KschedError
 from ksched.io import read_objects
+from ksched.loading import load_cluster, load_pods
 from ksched.planning import expand_workloads
-from ksched.state import ClusterState, check_unique
+from ksched.state import ClusterState
 
 __all__ = ["Scenario", "pending_pods", "scenario_of"]
 
@@ -37,14 +38,11 @@ def _cluster(value: Any) -> Any:
         return value
     if value is None:
         raise ArgumentError("Scenario.cluster: required (a ClusterState or a snapshot file)")
-    return ClusterState.from_objects(read_objects(value))
+    return load_cluster(value)
 
 
-def pending_pods(source: Any) -> tuple[Any, ...]:
-    """The pending pods of ``source``, as :func:`ksched.load_pods` reads them."""
-    pods = read_objects(source).pending_pods
-    check_unique(pods)
-    return tuple(pods)
+#: The pending pods of a source, as ``ksched.load_pods`` reads them.
+pending_pods = load_pods
 
 
 def _pods(value: Any) -> tuple[Any, ...]:
