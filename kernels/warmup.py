@@ -17,9 +17,11 @@ def warmup() -> float:
         node_ports,
         node_resources_fit,
         normalize,
+        node_volume_limits,
         preemption,
         select,
         taint_toleration,
+        volume_zone,
     )
 
     started = time.perf_counter()
@@ -46,6 +48,12 @@ def warmup() -> float:
     node_affinity.selector_mask(*labels, nodes, *program)
     node_affinity.preferred_scores(*labels, nodes, np.ones(1, i64), *program)
     node_ports.port_conflict_mask(np.zeros((1, 1), i32), nodes, empty)
+    fixed_labels = np.zeros((1, 1), i32)  # a state's label column is read-only
+    fixed_labels.flags.writeable = False
+    volume_zone.zone_conflict_mask(fixed_labels, nodes, np.zeros(4, i64), empty, empty,
+                                   np.zeros(1, i64), empty)
+    node_volume_limits.volume_limit_exceeded(nodes, np.zeros((1, 1), i64), np.zeros((1, 1), i64),
+                                             empty, np.zeros(1, i64), empty)
     image_locality.image_locality_scores(np.zeros(2, i64), np.zeros(0, i32), empty, empty, nodes,
                                          empty, 1, 23, 1000)
     normalize.default_normalize_score(np.ones(2, i64), 100, True)

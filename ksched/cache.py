@@ -5,7 +5,9 @@
 columns before the next pod is considered (``NodeInfo.AddPod``), takes pods off
 (``NodeInfo.RemovePod``), and keeps the pod log the state's pod list is a view of. Per node it
 knows its pods in ``NodeInfo.Pods`` order, which preemption's :class:`PodTable` mirrors as
-arrays for the compiled dry run.
+arrays for the compiled dry run. Its :class:`StorageCache` holds the volume binder's assumed
+PersistentVolume and PersistentVolumeClaim versions (``assume_cache.go``), which the state's
+storage objects show.
 """
 
 from __future__ import annotations
@@ -22,16 +24,67 @@ from ksched.constants import PODS
 from ksched.kernels.preemption import discard_slot
 from ksched.resources import node_info_non_zero, pod_requests
 from ksched.state import BoundPods, ClusterState, host_ports
+from ksched.storage_listers import StorageObjects
+
+
+class StorageCache:
+    """The volume binder's PV and PVC assume caches (``assume_cache.go``): the API objects
+    (``api``) and the storage objects with the versions Reserve assumed (``storage``).
+
+    :meth:`assume` replaces objects by name, :meth:`restore` puts the API objects back
+    (``Restore``). The :class:`Assumer` using the cache shows ``storage`` in its state; a
+    simulator hands the cache on to the cache it rebuilds (an assumption outlives it).
+    """
+
+    def __init__(self, api: StorageObjects) -> None:
+        self.api = api
+        self.storage = api
+        self._assumer: Assumer | None = None
+
+    def attach(self, assumer: Assumer) -> None:
+        """Show the assumed objects in ``assumer``'s state from now on."""
+        self._assumer = assumer
+        if assumer.state.storage is not self.storage:
+            assumer.state = assumer.state.with_storage(self.storage)
+
+    def assume(self, volumes: Iterable[Any] = (), claims: Iterable[Any] = ()) -> None:
+        """``Assume``: these versions replace the objects of their names."""
+        volumes, claims = tuple(volumes), tuple(claims)
+        if volumes or claims:
+            self._set(self.storage.updated(volumes, claims))
+
+    def restore(self, volumes: Iterable[str] = (),
+                claims: Iterable[tuple[str, str]] = ()) -> None:
+        """``Restore``: the volumes of these names and the claims of these (namespace, name)
+        keys back to their API objects (those the API does not hold are left alone)."""
+        api = self.api
+        found_volumes = [pv for pv in map(api.volume, volumes) if pv is not None]
+        found_claims = [c for c in (api.claim(ns, name) for ns, name in claims)
+                        if c is not None]
+        if found_volumes or found_claims:
+            self._set(self.storage.updated(found_volumes, found_claims))
+
+    def _set(self, storage: StorageObjects) -> None:
+        self.storage = storage
+        if self._assumer is not None:
+            self._assumer.state = self._assumer.state.with_storage(storage)
 
 
 class Assumer:
-    """Adds placed pods to a private, writable copy of a state (``Cache.AssumePod``)."""
+    """Adds placed pods to a private, writable copy of a state (``Cache.AssumePod``).
 
-    def __init__(self, state: ClusterState, pending: Iterable[Pod]) -> None:
+    ``storage_cache`` goes on with the volume bindings assumed so far (a fresh one, of the
+    state's storage objects, by default)."""
+
+    def __init__(self, state: ClusterState, pending: Iterable[Pod],
+                 storage_cache: StorageCache | None = None) -> None:
         state = state.widened_for(pending)
         self.state = attrs.evolve(state, requested=state.requested.copy(),
                                   nonzero_requested=state.nonzero_requested.copy(),
                                   port_count=state.port_count.copy(), match_cache={})
+        #: The volume binder's assume cache, whose storage objects the state shows.
+        self.storage_cache = storage_cache or StorageCache(self.state.storage)
+        self.storage_cache.attach(self)
         self._log = list(self.state.pods)
         count = len(self._log)
         self._pod_node = np.empty(max(2 * count, 1024), dtype=np.int64)
@@ -421,4 +474,4 @@ def _key(item: Pod | tuple[Pod, str]) -> str:
     return (item[0] if type(item) is tuple else item).key
 
 
-__all__ = ["Assumer", "PodTable"]
+__all__ = ["Assumer", "PodTable", "StorageCache"]

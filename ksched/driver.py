@@ -8,7 +8,13 @@ tie-break state, and per profile the compiled loop (:class:`~ksched.fused_loop.F
 compiled preemption cycles (:class:`~ksched.compiled_preemption.CompiledPreemption`). A batch sends
 runs of pods to the loop at once (:meth:`Driver.run_loop`); the simulator sends one pod at a
 time through :meth:`Driver.schedule_one`, and a failed framework cycle through
-:meth:`Driver.post_filter`. Every placement goes through the same bookkeeping.
+:meth:`Driver.post_filter`. Every placement goes through the same bookkeeping, and the binding
+cycle's Reserve and Unreserve get the cache's volume assume cache (:meth:`Driver.binding_cycle`).
+
+A pod that uses something ksched does not model (a plugin raises
+:class:`~ksched.errors.UnsupportedFeatureError`) fails alone: its cycle ends in a
+:class:`~ksched.compiled_preemption.Failure` that names the feature (:func:`run_cycle`), and
+the other pods go on.
 """
 
 from __future__ import annotations
@@ -23,13 +29,45 @@ from ksched.api import Pod
 from ksched.cache import Assumer
 from ksched.fused_loop import FusedLoop, supports
 from ksched.compiled_preemption import Failure, CompiledPreemption, preemption_handle
+from ksched.errors import UnsupportedFeatureError
+from ksched.framework.capabilities import is_node_static_filter
 from ksched.framework.interfaces import Cycle
 from ksched.framework.nominator import NominatedPods
 from ksched.framework.runtime import Framework
 from ksched.framework.schedule_one import ScheduleResult
 from ksched.framework.tiebreak import TieBreaker
 from ksched.kernels.schedule_loop import EVALUATED_AT, NEXT_START_AT, PLACED_AT
-from ksched.status import NO_NODES_AVAILABLE, with_post_filter
+from ksched.state import ClusterState
+from ksched.status import NO_NODES_AVAILABLE, Code, Status, fit_error_message, with_post_filter
+from ksched.volume_binder import ASSUME_CACHE
+from ksched.waiting_pods import WaitingPods
+
+
+def unsupported(error: UnsupportedFeatureError) -> Failure:
+    """The failed cycle of a pod that uses what ksched does not model: the error names the
+    pod, the field and the feature."""
+    return Failure(str(error), frozenset())
+
+
+def run_cycle(framework: Framework, state: ClusterState, pod: Pod,
+              **options: Any) -> ScheduleResult | Failure:
+    """``framework.schedule_one(state, pod, **options)``, or :func:`unsupported` for a pod
+    that uses what ksched does not model."""
+    try:
+        return framework.schedule_one(state, pod, **options)
+    except UnsupportedFeatureError as error:
+        return unsupported(error)
+
+
+def loop_skips_binding(framework: Framework) -> bool:
+    """Whether a batch may leave out the binding cycle of the pods the compiled loop places:
+    no Permit plugin, and every Reserve plugin an enabled node-static Filter too, whose
+    ``node_static_for`` keeps from the loop the pods it would reserve something for
+    (VolumeBinding: unbound claims; DynamicResources: resource claims)."""
+    filters = [plugin for _, plugin in framework.points["filter"]]
+    return not framework.points["permit"] and all(
+        is_node_static_filter(plugin) and any(plugin is f for f in filters)
+        for _, plugin in framework.points["reserve"])
 
 
 def _counter(position: int, doc: str) -> property:
@@ -127,24 +165,66 @@ class Driver:
 
     def framework_cycle(self, framework: Framework, pod: Pod,
                         placed: Callable[[], Pod] | None = None,
-                        nominated: Mapping[int, Sequence[Pod]] | None = None) -> ScheduleResult:
+                        nominated: Mapping[int, Sequence[Pod]] | None = None, *,
+                        bind: bool = False) -> ScheduleResult | Failure:
         """One cycle of ``framework`` (``schedulePod``) from the counters; the pod (as
-        ``placed()`` makes it) is assumed where it goes."""
+        ``placed()`` makes it) is assumed where it goes. With ``bind`` (a batch) its Reserve
+        and Permit plugins run too: when one fails, the pod is unreserved and forgotten, and
+        the cycle ends in a :class:`Failure` with the scheduler's wording."""
         self.assumer.sync()
         counters = self.counters
-        outcome = framework.schedule_one(
-            self.assumer.state, pod, next_start_index=counters.next_start_index,
+        outcome = run_cycle(
+            framework, self.assumer.state, pod, next_start_index=counters.next_start_index,
             percentage_of_nodes_to_score=self.percentage, tie_breaker=self.tie_breaker,
             nominated=nominated)
+        if isinstance(outcome, Failure):
+            return outcome
         if not outcome.nominated_fast_path:
             counters.next_start_index = outcome.next_start_index
         counters.nodes_evaluated += len(outcome.evaluated)
-        if outcome.node is not None:
-            self._assume(pod if placed is None else placed(), outcome.node)
+        if outcome.node is None:
+            return outcome
+        pod = pod if placed is None else placed()
+        self.assumer.assume(pod, outcome.node)
+        if bind:
+            status = self._reserve_and_permit(framework, self.binding_cycle(pod, outcome),
+                                              outcome.node)
+            if not status.is_success:
+                self.assumer.remove([pod.key])
+                self.node_version[outcome.node] += 1
+                return Failure(fit_error_message(1, [status]) if status.is_rejected
+                               else status.message, frozenset({status.plugin} - {""}))
+        self._counted(pod, outcome.node)
         return outcome
 
-    def _assume(self, pod: Pod, node: int) -> None:
-        self.assumer.assume(pod, node)
+    # ------------------------------------------------------------------ the binding cycle
+
+    def binding_cycle(self, pod: Pod, outcome: ScheduleResult | None = None) -> Cycle:
+        """The cycle Reserve, Permit and the binding plugins run in: the scheduling cycle's
+        data (``outcome``'s, where the framework ran it), the pod as placed, the cache's
+        state, and the volume assume cache under ``ASSUME_CACHE``."""
+        data = outcome.cycle.data if outcome is not None and outcome.cycle is not None else {}
+        cycle = Cycle(self.assumer.state, pod, data)
+        data[ASSUME_CACHE] = self.assumer.storage_cache
+        return cycle
+
+    def _reserve_and_permit(self, framework: Framework, cycle: Cycle, node: int) -> Status:
+        """A batch's Reserve and Permit (``RunReservePluginsReserve``,
+        ``RunPermitPlugins``), Unreserve on a failure. A batch has no clock: a pod a Permit
+        plugin makes wait stays placed (the Simulator models the wait)."""
+        name = self.assumer.state.node_names[node]
+        status = framework.run_reserve(cycle, name)
+        if status.is_success:
+            cycle.data.setdefault("waiting_pods", WaitingPods())
+            status, _ = framework.run_permit(cycle, name)
+            if status.code == Code.WAIT:
+                return Status()
+        if not status.is_success:
+            framework.run_unreserve(cycle, name)
+        return status
+
+    def _counted(self, pod: Pod, node: int) -> None:
+        """Count an assumed pod: the counters, the node's version, the loops' counts."""
         self.counters.placed += 1
         self.node_version[node] += 1
         if self.count_pods:
@@ -174,7 +254,10 @@ class Driver:
         cycle = diagnosis.cycle
         if cycle is None or cycle.state is not self.assumer.state or cycle.pod is not pod:
             cycle = Cycle(self.assumer.state, pod)
-        result, status = framework.run_post_filter(cycle, diagnosis, handle)
+        try:
+            result, status = framework.run_post_filter(cycle, diagnosis, handle)
+        except UnsupportedFeatureError as error:
+            return unsupported(error)
         failure = Failure(with_post_filter(diagnosis.message, status), failure.plugins)
         if result is not None:
             failure = attrs.evolve(failure, nominated_node=result.nominated_node,
@@ -203,8 +286,9 @@ class Driver:
                      compiled: bool = True, pdbs: Sequence[Any] = (),
                      rng: np.random.Generator | None = None) -> int | Failure | ScheduleResult:
         """One pod's cycle: the node it went to (assumed) by a compiled cycle, the failure of
-        the compiled failing cycle (PostFilter run, nothing evicted yet), or the framework's
-        outcome (assumed where it has a node; ``compiled=False``: always the framework)."""
+        the compiled failing cycle (PostFilter run, nothing evicted yet) or of a pod using
+        what ksched does not model, or the framework's outcome (assumed where it has a node;
+        ``compiled=False``: always the framework)."""
         framework.vectorized = compiled
         outcome = self._compiled(framework, key, pod, placed, nominated, pdbs, rng) \
             if compiled else None
@@ -290,4 +374,4 @@ class Driver:
         return self._simple[key]
 
 
-__all__ = ["Driver", "Counters"]
+__all__ = ["Driver", "Counters", "run_cycle", "unsupported", "loop_skips_binding"]

@@ -6,6 +6,11 @@ pod is considered. Runs of pods the compiled loop models (:mod:`ksched.fused_loo
 there without Python between two pods; the others go through the object-level framework, one
 cycle each, on the same arrays (both through :class:`ksched.driver.Driver`). Both give the
 same placements.
+
+A placed pod's Reserve and Permit plugins run before the next pod is considered (VolumeBinding
+assumes its volume bindings there); when one fails the pod is unreserved and left unplaced. A
+pod that uses something ksched does not model is left unplaced with a reason naming it, and the
+batch goes on.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.cache import Assumer
-from ksched.driver import Driver
+from ksched.compiled_preemption import Failure
+from ksched.driver import Driver, loop_skips_binding
 from ksched.fused_loop import FusedLoop
 from ksched.framework.diagnosis import SchedulingError
 from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework
+from ksched.framework.schedule_one import ScheduleResult
 from ksched.framework.tiebreak import TieBreaker
 from ksched.inputs import (
     as_cluster,
@@ -209,9 +216,12 @@ class _Batch:
         it; every other pod through its profile's framework, one cycle each."""
         classes = np.full(len(self.pods), -1, dtype=np.int64)
         if fast_path:
+            # The loop leaves out the binding cycle: only profiles whose Reserve and Permit
+            # plugins do nothing for the pods it takes.
+            skips = {id(f): f is not None and loop_skips_binding(f) for f in self.frameworks}
             for i, (pod, framework) in enumerate(zip(self.pods, self.frameworks)):
                 fast = self.driver.fast_path(framework)
-                if fast is not None:
+                if fast is not None and skips[id(framework)]:
                     classes[i] = _class_or_minus_one(fast.class_of(pod, self.assumer.state))
         begin = 0
         while begin < len(self.pods):
@@ -233,15 +243,18 @@ class _Batch:
             self.placements.append(Placement(pod, None, no_profile_reason(pod)))
         else:
             try:
-                outcome = self.driver.framework_cycle(framework, pod)
+                outcome = self.driver.framework_cycle(framework, pod, bind=True)
             except SchedulingError as exc:
                 self.placements.append(Placement(pod, None, str(exc)))
             else:
-                node = None if outcome.node is None else self.assumer.state.node_names[
-                    outcome.node]
-                self.placements.append(Placement(pod, node, outcome.message if node is None
-                                                 else ""))
+                self.placements.append(self._placement(pod, outcome))
         self._done(1)
+
+    def _placement(self, pod: Pod, outcome: ScheduleResult | Failure) -> Placement:
+        """Where a framework cycle (with its Reserve and Permit) put the pod, or why not."""
+        if isinstance(outcome, Failure) or outcome.node is None:
+            return Placement(pod, None, outcome.message)
+        return Placement(pod, self.assumer.state.node_names[outcome.node])
 
     def _run_loop(self, fast: FusedLoop, classes: np.ndarray, offset: int) -> None:
         out_node = np.zeros(len(classes), dtype=np.int64)

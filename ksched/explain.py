@@ -9,6 +9,8 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.cache import Assumer
+from ksched.compiled_preemption import Failure
+from ksched.driver import run_cycle
 from ksched.engine import Options
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.registry import Registry
@@ -102,7 +104,8 @@ def explain(cluster: ClusterState | Any, pod: Pod | Any, *,
     :class:`~ksched.config.SchedulerConfig` (the pod's ``spec.schedulerName`` picks the
     profile: naming none is an error); ``registry`` the plugins; ``percentage_of_nodes_to_score``
     ``None`` (the configuration's value, else adaptive) or 0-100: nodes the walk does not
-    reach are reported as ``not evaluated`` (pass 100 to judge every node).
+    reach are reported as ``not evaluated`` (pass 100 to judge every node). A pod that uses
+    something ksched does not model gets no node and, in ``message``, the reason naming it.
 
     Examples
     --------
@@ -128,10 +131,21 @@ def explain(cluster: ClusterState | Any, pod: Pod | Any, *,
     state = Assumer(cluster, [pod]).state
     tie_breaker = options.tie_breaker()
     tie_breaker.reserve(1)
-    outcome = framework.schedule_one(
-        state, pod, percentage_of_nodes_to_score=options.percentage, tie_breaker=tie_breaker,
-        always_score=True)
+    outcome = run_cycle(framework, state, pod, percentage_of_nodes_to_score=options.percentage,
+                        tie_breaker=tie_breaker, always_score=True)
+    if isinstance(outcome, Failure):
+        return _unsupported(state, pod, framework.profile.scheduler_name, outcome)
     return _explanation(state, pod, framework.profile.scheduler_name, outcome)
+
+
+def _unsupported(state: ClusterState, pod: Pod, profile: str,
+                 failure: Failure) -> Explanation:
+    """A pod using what ksched does not model: no node judged, the reason as
+    ``schedule_batch`` gives it."""
+    nodes = tuple(NodeExplanation(state.node_names[i], False, reasons=("not evaluated",))
+                  for i in state.tree_order)
+    return Explanation(pod, None, nodes, (), failure.message, frozenset(), frozenset(),
+                       profile=profile)
 
 
 def _explanation(state: ClusterState, pod: Pod, profile: str,

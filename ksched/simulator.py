@@ -13,7 +13,8 @@ nominated pods in the way) are scheduled by it, one at a time, on the same array
 object-level framework uses for the others. Where only NodeResourcesFit of the filters looks
 at pods, a pod that fits nowhere and preempts, and its retry on the nominated node, are
 compiled too (:mod:`ksched.compiled_preemption`). The timeline's events are
-:mod:`ksched.timeline`'s; the pods waiting at Permit, :mod:`ksched.waiting_pods`'.
+:mod:`ksched.timeline`'s; the pods waiting at Permit, :mod:`ksched.waiting_pods`'. A pod
+using something ksched does not model is recorded unschedulable, the reason naming it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
-from ksched.cache import Assumer
+from ksched.cache import Assumer, StorageCache
 from ksched.decisions import (
     BOUND,
     DELETED,
@@ -242,10 +243,13 @@ class Simulator:
         self._queue_seconds = 0.0
         self.waiting_pods = WaitingPods()
 
-    def _new_assumer(self, state: ClusterState) -> None:
-        """A fresh cache (and driver) for ``state``; the counters and tie-break go on."""
-        self.driver = Driver(Assumer(state, self._pending_specs), self.tie_breaker,
-                             self.percentage, counters=self._counters, count_pods=False)
+    def _new_assumer(self, state: ClusterState, storage_cache: StorageCache | None = None
+                     ) -> None:
+        """A fresh cache (and driver) for ``state``; the counters, the tie-break and the
+        volume bindings assumed so far (``storage_cache``) go on."""
+        self.driver = Driver(Assumer(state, self._pending_specs, storage_cache),
+                             self.tie_breaker, self.percentage, counters=self._counters,
+                             count_pods=False)
         self.assumer = self.driver.assumer
         self._nominated_index: NominatedPods | None = None
 
@@ -370,7 +374,7 @@ class Simulator:
         old = self.assumer.state
         state = ClusterState.from_records(self._nodes, list(old.pods),
                                           namespaces=old.namespaces, objects=old.objects)
-        self._new_assumer(state)
+        self._new_assumer(state, self.assumer.storage_cache)
         if event is not None:
             self._timed(self.queue.move_all_to_active_or_backoff, event)
 
@@ -430,8 +434,8 @@ class Simulator:
             return
         self._timed(self.queue.delete_nominated, pod)
         self._pods[info.key] = placed()
-        self._reserve_and_permit(info, framework, Cycle(self.assumer.state, placed()),
-                                 self.assumer.state.node_names[node])
+        cycle = self.driver.binding_cycle(placed(), None if isinstance(outcome, int) else outcome)
+        self._reserve_and_permit(info, framework, cycle, self.assumer.state.node_names[node])
 
     # ------------------------------------------------------------------ after the cycle
 

@@ -7,27 +7,36 @@ Each workload builds a cluster and the pending pods. Nodes follow ``node-default
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from ksched.api import (
+    ClaimRef,
     Container,
+    CSIDriver,
+    CSINode,
+    CSINodeDriver,
     LabelSelector,
     Node,
     NodeAffinity,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     PodAffinity,
     PodAffinityTerm,
+    StorageClass,
     Taint,
     Toleration,
     TopologySpreadConstraint,
+    Volume,
     WeightedPodAffinityTerm,
 )
 from ksched.constants import CPU, LABEL_HOSTNAME, MEMORY, PODS
 from ksched.state import ClusterState
+from ksched.storage_listers import StorageObjects
 
 GI, MI = 1024**3, 1024**2
 ZONE = "topology.kubernetes.io/zone"
@@ -260,6 +269,62 @@ REQUESTED_TO_CAPACITY_RATIO = _scoring_config({
     "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0},
                                            {"utilization": 100, "score": 10}]}})
 
+#: The CSI driver of the volume workloads (AWS EBS) and its attach limit in SchedulingCSIPVs
+#: (``util.DefaultMaxEBSVolumes``).
+EBS_CSI, EBS_ATTACH_LIMIT = "ebs.csi.aws.com", 39
+
+
+def _csi_nodes(nodes: Sequence[Node], limit: int) -> list[CSINode]:
+    return [CSINode(n.name, drivers=[CSINodeDriver(EBS_CSI, node_id=f"i-{k:08x}",
+                                                   allocatable=limit)])
+            for k, n in enumerate(nodes)]
+
+
+def _claimed_pods(template: Pod, count: int, claim: str) -> list[Pod]:
+    """``count`` replicas, replica ``i`` mounting claim ``<claim>-<i>``."""
+    return [attrs.evolve(template, name=f"{template.name}-{i}",
+                         volumes=[Volume("data", "persistentVolumeClaim",
+                                         claim_name=f"{claim}-{i}")])
+            for i in range(count)]
+
+
+def scheduling_csi_pvs(nodes: int, running: int, pending: int,
+                       limit: int = EBS_ATTACH_LIMIT) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingCSIPVs: each pending pod mounts its own claim, bound to its own CSI PV (no
+    node affinity); every node's CSINode allows ``limit`` EBS volumes (NodeVolumeLimits)."""
+    node_list = [default_node(i) for i in range(nodes)]
+    pods = _claimed_pods(default_pod("pod"), pending, "pvc")
+    volumes = [PersistentVolume(f"pv-{i}", capacity=GI, access_modes=["ReadWriteOnce"],
+                                claim_ref=ClaimRef("sched-0", f"pvc-{i}"), phase="Bound",
+                                source="csi", driver=EBS_CSI, volume_handle=f"vol-{i:08x}")
+               for i in range(pending)]
+    claims = [PersistentVolumeClaim(f"pvc-{i}", "sched-0", access_modes=["ReadWriteOnce"],
+                                    request=GI, volume_name=f"pv-{i}", phase="Bound",
+                                    bind_completed=True) for i in range(pending)]
+    storage = StorageObjects(persistent_volumes=volumes, persistent_volume_claims=claims,
+                             csi_nodes=_csi_nodes(node_list, limit),
+                             csi_drivers=[CSIDriver(EBS_CSI)])
+    cluster = _cluster(node_list, running)
+    return cluster.with_storage(storage), pods
+
+
+def stateful_set_claims(nodes: int, running: int, pending: int,
+                        limit: int = 25) -> tuple[ClusterState, list[Pod]]:
+    """A StatefulSet rollout: each replica mounts its own claim of a WaitForFirstConsumer
+    class (EBS, dynamically provisioned where the scheduler puts the pod); nodes attach at
+    most ``limit`` EBS volumes."""
+    node_list = [default_node(i) for i in range(nodes)]
+    pods = _claimed_pods(default_pod("web"), pending, "data-web")
+    claims = [PersistentVolumeClaim(f"data-web-{i}", "sched-0", access_modes=["ReadWriteOnce"],
+                                    request=10 * GI, storage_class="gp3")
+              for i in range(pending)]
+    storage = StorageObjects(
+        persistent_volume_claims=claims,
+        storage_classes=[StorageClass("gp3", EBS_CSI, volume_binding_mode="WaitForFirstConsumer")],
+        csi_nodes=_csi_nodes(node_list, limit), csi_drivers=[CSIDriver(EBS_CSI)])
+    return _cluster(node_list, running).with_storage(storage), pods
+
+
 WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
@@ -287,6 +352,8 @@ WORKLOADS = {w.name: w for w in [
     Workload("PreferredTopologySpreading/5000Nodes", 5000, 5000, 2000,
              preferred_topology_spreading),
     Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),
+    Workload("SchedulingCSIPVs/5000Nodes", 5000, 1000, 1000, scheduling_csi_pvs),
+    Workload("StatefulSetClaims/5000Nodes_10000Pods", 5000, 1000, 10000, stateful_set_claims),
 ]}
 
 
@@ -340,4 +407,72 @@ def kubectl_snapshot(nodes: int, pods: int, seed: int = 0) -> dict:
                                  "effect": "NoExecute", "tolerationSeconds": 300}],
                 "schedulerName": "default-scheduler", "priority": 0},
             "status": {"phase": "Running", "qosClass": "Burstable"}})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def kubectl_storage_snapshot(nodes: int, replicas: int, attach_limit: int = 25) -> dict:
+    """A ``kubectl get nodes,pods,sts,pv,pvc,sc,csinode,csidriver -A -o json`` document: the
+    nodes of :func:`kubectl_snapshot` (three zones), each with a CSINode for the EBS driver,
+    a WaitForFirstConsumer StorageClass, and a StatefulSet ``db`` of ``replicas`` pods whose
+    first half runs with bound claims (zonal PVs) while the second half is pending with
+    unbound claims."""
+    snapshot = kubectl_snapshot(nodes, 0)
+    node_items = snapshot["items"]
+    names = [n["metadata"]["name"] for n in node_items]
+    zones = [n["metadata"]["labels"][ZONE] for n in node_items]
+    items: list[dict] = list(node_items)
+    items += [{"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name},
+               "spec": {"drivers": [{"name": EBS_CSI, "nodeID": f"i-{i:08x}",
+                                     "topologyKeys": [ZONE],
+                                     "allocatable": {"count": attach_limit}}]}}
+              for i, name in enumerate(names)]
+    items.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+                  "metadata": {"name": EBS_CSI}, "spec": {"attachRequired": True}})
+    items.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                  "metadata": {"name": "gp3"}, "provisioner": EBS_CSI,
+                  "volumeBindingMode": "WaitForFirstConsumer"})
+    labels = {"app": "db"}
+    items.append({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                  "metadata": {"name": "db", "namespace": "data", "uid": "sts-db"},
+                  "spec": {"replicas": replicas, "serviceName": "db",
+                           "selector": {"matchLabels": labels},
+                           "template": {"metadata": {"labels": labels}}}})
+    for k in range(replicas):
+        claim, running = f"data-db-{k}", k < replicas // 2
+        node = k % len(names)
+        pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+               "metadata": {"name": claim, "namespace": "data"},
+               "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3",
+                        "resources": {"requests": {"storage": "10Gi"}}}}
+        if running:
+            pv_name = f"pvc-{k:08x}"
+            pvc["spec"]["volumeName"] = pv_name
+            pvc["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+            pvc["status"] = {"phase": "Bound"}
+            items.append({
+                "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv_name},
+                "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                         "storageClassName": "gp3", "persistentVolumeReclaimPolicy": "Delete",
+                         "csi": {"driver": EBS_CSI, "volumeHandle": f"vol-{k:08x}"},
+                         "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "data",
+                                      "name": claim},
+                         "nodeAffinity": {"required": {"nodeSelectorTerms": [{
+                             "matchExpressions": [{"key": ZONE, "operator": "In",
+                                                   "values": [zones[node]]}]}]}}},
+                "status": {"phase": "Bound"}})
+        items.append(pvc)
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": f"db-{k}", "namespace": "data", "labels": labels,
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
+                                                 "name": "db", "uid": "sts-db",
+                                                 "controller": True}]},
+               "spec": {"containers": [{"name": "db", "image": "postgres:16",
+                                        "resources": {"requests": {"cpu": "500m",
+                                                                   "memory": "1Gi"}}}],
+                        "volumes": [{"name": "data",
+                                     "persistentVolumeClaim": {"claimName": claim}}]}}
+        if running:
+            pod["spec"]["nodeName"] = names[node]
+            pod["status"] = {"phase": "Running"}
+        items.append(pod)
     return {"apiVersion": "v1", "kind": "List", "items": items}

@@ -115,17 +115,19 @@ def test_schedule_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert err == f"ksched: {tmp_path / 'nope.yaml'}: no such file or directory\n"
 
 
-def test_schedule_unsupported_feature_is_a_clean_error(
+def test_schedule_a_pod_using_an_unsupported_feature_is_left_unplaced(
         cluster_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pod gets a reason naming the feature; the batch goes on (issue 14)."""
     pods = tmp_path / "claim.yaml"
     pods.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: claim}\nspec:\n  containers: [{name: c}]\n"
-        "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n")
+        "  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n")
     rc = main(["schedule", str(cluster_file), str(pods)])
     out, err = capsys.readouterr()
-    assert rc == 2 and out == ""
-    assert err == ("ksched: pod default/claim: spec.volumes: VolumeRestrictions needs persistent "
-                   "volume objects, which ksched does not support yet\n")
+    assert rc == 0
+    assert out == ("default/claim\t-\tpod default/claim: spec.resourceClaims: dynamic resource "
+                   "allocation is not supported yet\n")
+    assert err.startswith("0 scheduled, 1 unschedulable in ")
 
 
 def test_schedule_pod_anti_affinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

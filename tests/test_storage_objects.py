@@ -137,7 +137,7 @@ def test_a_persistent_volume_is_defaulted_as_the_api_server_stores_it() -> None:
      {"target_portal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:disk", "lun": 3,
       "read_only": True}),
     ({"azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d"}},
-     {"disk_uri": "/subscriptions/s/disks/d"}),
+     {"disk_uri": "/subscriptions/s/disks/d", "disk_kind": "Shared"}),
     ({"cinder": {"volumeID": "c-1"}}, {"volume_id": "c-1"}),
     ({"nfs": {"server": "nfs", "path": "/x"}}, {}),
 ])
@@ -375,8 +375,8 @@ def test_a_state_refuses_what_is_no_storage_objects() -> None:
 
 
 def test_the_conformance_replay_feeds_a_traces_storage_objects(monkeypatch) -> None:
-    """The volumes traces are skipped (no volume plugin yet), not failed: their storage
-    objects are read and reach the replayed cluster."""
+    """The volumes traces pass: their storage objects are read and reach the replayed
+    cluster."""
     import ksched.conformance as conformance
 
     seen = []
@@ -388,7 +388,7 @@ def test_the_conformance_replay_feeds_a_traces_storage_objects(monkeypatch) -> N
 
     monkeypatch.setattr(conformance, "Assumer", assumer)
     result = run_case(CONFORMANCE / "volumes-1.json.gz")
-    assert result.outcome == "SKIP" and "not supported yet" in result.detail
+    assert result.outcome == "PASS", result.detail
     trace = json.loads(gzip.decompress((CONFORMANCE / "volumes-1.json.gz").read_bytes()))
     want = trace["input"]
     assert [len(seen[0].persistent_volumes), len(seen[0].persistent_volume_claims),

@@ -36,8 +36,10 @@ class Volume:
     pd_name: str = checked_field(STR, default="")
     #: ``awsElasticBlockStore.volumeID``, ``cinder.volumeID`` or ``portworxVolume.volumeID``.
     volume_id: str = checked_field(STR, default="")
-    #: ``azureDisk.diskURI``.
+    #: ``azureDisk.diskURI`` and ``azureDisk.kind`` (``""``: not set; the API server
+    #: defaults it to ``Shared``).
     disk_uri: str = checked_field(STR, default="")
+    disk_kind: str = checked_field(STR, default="")
     #: ``gcePersistentDisk.partition`` or ``awsElasticBlockStore.partition`` (0: none).
     partition: int = checked_field(INT32, default=0)
     #: ``rbd.monitors``, ``rbd.pool`` (defaulted to ``rbd``) and ``rbd.image``.

@@ -105,6 +105,7 @@ class PersistentVolume:
     pd_name: str = checked_field(STR, default="")
     volume_id: str = checked_field(STR, default="")
     disk_uri: str = checked_field(STR, default="")
+    disk_kind: str = checked_field(STR, default="")
     partition: int = checked_field(INT32, default=0)
     monitors: tuple[str, ...] = strings_field()
     rbd_pool: str = checked_field(STR, default="")

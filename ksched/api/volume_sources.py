@@ -150,11 +150,19 @@ def _volume_id(r: ManifestReader, src: Mapping[str, Any], wire: str, path: str, 
 
 def _azure_disk(r: ManifestReader, src: Mapping[str, Any], wire: str, path: str, pv: bool,
                 name: str) -> tuple[_Fields, _Errors]:
-    """``validateAzureDisk``: a disk name and URI."""
+    """``validateAzureDisk``: a disk name and URI, a supported kind
+    (``SetDefaults_AzureDiskVolumeSource``: ``Shared``)."""
     errs: _Errors = []
     _required(r, src, "diskName", wire, path, errs)
     disk_uri = _required(r, src, "diskURI", wire, path, errs)
-    return {"disk_uri": disk_uri, "read_only": _read_only(r, src, wire)}, errs
+    kind = r.string(src.get("kind"), f"{wire}.kind", "Shared")
+    if kind not in _AZURE_DISK_KINDS:
+        errs.append(_v.not_supported(f"{path}.kind", _v.AsJSON(kind), _AZURE_DISK_KINDS))
+    return {"disk_uri": disk_uri, "disk_kind": kind, "read_only": _read_only(r, src, wire)}, errs
+
+
+#: ``supportedDiskKinds``, sorted.
+_AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
 
 
 def _rbd(r: ManifestReader, src: Mapping[str, Any], wire: str, path: str, pv: bool,

@@ -408,7 +408,7 @@ class Framework(ScheduleOne):
 _STATIC_COLUMNS = ("nodes", "node_names", "labels", "taint_indptr", "taint_keys",
                    "taint_values", "taint_effects", "unschedulable", "label_ints",
                    "label_int_ok", "vocab", "label_keys", "image_indptr", "image_ids",
-                   "allocatable")
+                   "allocatable", "storage")
 
 
 def _same(a: tuple, b: tuple) -> bool:

@@ -1,31 +1,117 @@
-"""NodeVolumeLimits (``plugins/nodevolumelimits``): pods without the volumes it checks skip it."""
+"""NodeVolumeLimits (``plugins/nodevolumelimits/csi.go``: ``CSILimits``).
+
+PreFilter lets through pods with a claim, an ephemeral volume or an in-tree volume CSI can
+migrate (:func:`~ksched.plugins.attached_volumes.counted_volumes`). Filter resolves the pod's
+volumes to CSI unique names with the node's CSINode (:mod:`ksched.plugins.attached_volumes`;
+a missing claim is ``UnschedulableAndUnresolvable``), and, where the CSINode has
+``allocatable.count`` limits, rejects the node when a limited driver's distinct volumes on it
+(those of its pods, the ones placed earlier in a batch included) plus the pod's volumes not
+attached there yet exceed the limit. VolumeAttachments are not modelled (none count), and the
+VolumeLimitScaling gate is off (as by default in v1.35).
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 import attrs
+import numpy as np
 
+from ksched.api import Pod
 from ksched.framework.capabilities import FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
-from ksched.plugins._volumes import CSI_COUNTED, filter_all, skip_unless_used
-from ksched.status import Status
+from ksched.kernels import node_volume_limits as kernels
+from ksched.plugins.attached_volumes import (
+    AttachedVolumes,
+    AttachError,
+    attachable_volumes,
+    counted_volumes,
+    volume_limits,
+)
+from ksched.plugins.volume_helpers import pod_log_index
+from ksched.state import ClusterState
+from ksched.status import SKIP, Code, Status, unresolvable, unschedulable
 
-KINDS = CSI_COUNTED
+__all__ = ["REASON", "NodeVolumeLimits", "attach_error_status", "attached_volumes"]
+
+#: ``ErrReasonMaxVolumeCountExceeded``.
+REASON = "node(s) exceed max volume count"
+_KEY = ("NodeVolumeLimits",)
+
+
+def attached_volumes(state: ClusterState) -> AttachedVolumes:
+    """The state's :class:`AttachedVolumes`, up to date with its pods and storage."""
+    found = state.match_cache.get(_KEY)
+    if found is not None and not found.fits(state):
+        del state.match_cache[_KEY]
+    index = pod_log_index(state, _KEY, lambda: AttachedVolumes(state))
+    index.sync_storage(state.storage)
+    return index
+
+
+def attach_error_status(error: AttachError) -> Status:
+    """What ``Filter`` makes of an :class:`AttachError`: a missing claim is
+    ``UnschedulableAndUnresolvable``, anything else an error (``AsStatus``)."""
+    return unresolvable(str(error)) if error.not_found else Status(Code.ERROR, (str(error),))
 
 
 @attrs.frozen
 class NodeVolumeLimits:
     NAME: ClassVar[str] = "NodeVolumeLimits"
-    #: Without the volume objects ksched does not model, every node passes.
+    #: Node-static for pods without counted volumes (see :meth:`node_static_for`).
     FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
     args: Any = None
 
-    def judged_by_node_class(self, pod: object) -> bool:
-        return True
+    def node_static_for(self, pod: Pod, state: ClusterState) -> bool:
+        """The count depends on the pods placed: node-static only for a pod without counted
+        volumes, or, when no CSINode limits anything, one without ephemeral volumes (whose
+        claims are named after the pod)."""
+        if not counted_volumes(pod):
+            return True
+        if any(v.kind == "ephemeral" for v in pod.volumes):
+            return False
+        return not any(volume_limits(c) for c in state.storage.csi_nodes)
 
-    def pre_filter(self, cycle: Cycle) -> Status:
-        return skip_unless_used(self.NAME, cycle.pod, KINDS)
+    def judged_by_node_class(self, pod: Pod) -> bool:
+        """A pod with counted volumes is judged by the node's CSINode, not its class."""
+        return not counted_volumes(pod)
+
+    def pre_filter(self, cycle: Cycle) -> Status | None:
+        """``PreFilter``: Skip for pods without counted volumes."""
+        return None if counted_volumes(cycle.pod) else SKIP
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
-        return filter_all(self.NAME, cycle, nodes, KINDS)
+        """``Filter``, for the nodes of each migration variant at once."""
+        pod, state = cycle.pod, cycle.state
+        codes = np.zeros(len(nodes), dtype=np.int32)
+        statuses: list[Status] = [Status(), unschedulable(REASON)]
+        if not pod.volumes or not len(nodes):
+            return FilterResult(codes == 0, codes, tuple(statuses))
+        index = attached_volumes(state)
+        variants = index.variant[nodes]
+        for variant in np.flatnonzero(np.bincount(variants, minlength=3)).tolist():
+            at = np.flatnonzero(variants == variant)
+            new: dict = {}
+            try:
+                attachable_volumes(pod, index.csi_nodes[int(nodes[at[0]])], state.storage,
+                                   True, new)
+            except AttachError as exc:
+                codes[at] = len(statuses)
+                statuses.append(attach_error_status(exc))
+                continue
+            if not new:
+                continue
+            at = at[index.limited[nodes[at]]]
+            failing = index.error_count[nodes[at]] > 0
+            for position in at[failing].tolist():
+                codes[position] = len(statuses)
+                statuses.append(Status(Code.ERROR, (index.first_error(int(nodes[position])),)))
+            at = at[~failing]
+            seen = [index.nodes_with(unique) for unique in new]
+            exceeded = kernels.volume_limit_exceeded(
+                nodes[at], index.limits, index.attached,
+                np.array([index.driver_ids.get(d, -1) for d in new.values()], dtype=np.int64),
+                np.cumsum([0] + [len(s) for s in seen], dtype=np.int64),
+                np.concatenate(seen) if seen else np.zeros(0, dtype=np.int64))
+            codes[at[exceeded]] = 1
+        return FilterResult(codes == 0, codes, tuple(statuses))
