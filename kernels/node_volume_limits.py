@@ -16,6 +16,18 @@ from ._jit import jit
 
 
 @jit
+def exceeds_limit(node, limits, attached, adding):
+    """Whether some limited driver's volumes on ``node``, with ``adding`` (int64[n_drivers],
+    the pod's volumes not attached there yet) more, exceed its limit
+    (``attachedVolumeCount[driver] + newCount > maxVolumeLimit``)."""
+    for column in range(limits.shape[1]):
+        if adding[column] > 0 and limits[node, column] >= 0 \
+                and attached[node, column] + adding[column] > limits[node, column]:
+            return True
+    return False
+
+
+@jit
 def volume_limit_exceeded(nodes, limits, attached, new_drivers, seen_indptr, seen_nodes):
     """bool[n]: whether, on each node of ``nodes`` (int64[n]), some limited driver's attached
     volumes plus the pod's volumes not attached there yet exceed its limit."""
@@ -33,9 +45,5 @@ def volume_limit_exceeded(nodes, limits, attached, new_drivers, seen_indptr, see
             if at < stop and seen_nodes[at] == node:
                 continue
             adding[column] += 1
-        for column in range(limits.shape[1]):
-            if adding[column] > 0 and limits[node, column] >= 0 \
-                    and attached[node, column] + adding[column] > limits[node, column]:
-                out[i] = True
-                break
+        out[i] = exceeds_limit(node, limits, attached, adding)
     return out

@@ -27,7 +27,11 @@ CSR of a PreFilter node subset (in walk order); has_subset : bool[C]. fit_cols, 
 fit_req : int64[C, S]; fit_weights : int64[S]; ba_cols, ba_req : int64[C, S2]; ba_skip :
 bool[C]; shape_x, shape_y : the RequestedToCapacityRatio shape. weights : int64[4], the
 weights of the resource-allocation, balanced-allocation, topology-spread and inter-pod affinity
-scores (``W_*``; 0 when not scored).
+scores (``W_*``; 0 when not scored). Attach limits (``D`` limited drivers, ``G`` node groups,
+:class:`~ksched.framework.capabilities.AttachTable`): attach_group : int64[N]; attach_limits :
+int64[N, D]; attached : int64[N, D], updated in place; has_attach : bool[C] the class's volumes
+are counted; attach_adds : int64[C, G, D] what a pod of the class adds per driver, per node
+group; attach_any : bool[C, G] it attaches anything there.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from .inter_pod_affinity import (
     pod_affinity_scores,
 )
 from .node_ports import ports_conflict
+from .node_volume_limits import exceeds_limit
 from .node_resources_fit import fit_code, resource_allocation_score
 from .normalize import default_normalize_score
 from .pod_topology_spread import (
@@ -73,6 +78,18 @@ def _fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_o
 
 
 @jit
+def _attach_ok(node, c, attach):
+    """NodeVolumeLimits' Filter on one node for a pod of class ``c`` whose volumes are
+    attached nowhere yet (:func:`exceeds_limit`); ``attach``: (attach_group, attach_limits,
+    attached, attach_adds, attach_any)."""
+    attach_group, attach_limits, attached, attach_adds, attach_any = attach
+    group = attach_group[node]
+    if not attach_any[c, group]:
+        return True
+    return not exceeds_limit(node, attach_limits, attached, attach_adds[c, group])
+
+
+@jit
 def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
                   pods_col, static_ok, norm_raw, norm_varies, norm_reverse, norm_weight,
                   static_score, request, fit_check_indptr, fit_check_cols, count_only,
@@ -86,7 +103,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   require_all, empty_id, empty_slot, ipa_affinity_indptr, ipa_affinity,
                   ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
                   ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows,
-                  ipa_affinity_empty, out_node, out_start):
+                  ipa_affinity_empty, attach_group, attach_limits, attached, has_attach,
+                  attach_adds, attach_any, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -112,6 +130,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         class); ``ipa_self_match[c]`` and ``ipa_affinity_empty[c]`` decide the
         first-pod-of-a-group rule; ``ipa_updates`` (row, amount, column, class whose
         affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
+    attached : the attach-limit counts, updated in place (see the module's arrays).
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -152,12 +171,15 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
         minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
                                   counter_counts)
+        attach_c = has_attach[c]
+        attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         reused = False
         if c == last_class and last_position >= 0:
             node = feasible[last_position]
             still = ((checks.shape[0] == 0 or not ports_conflict(port_count, node, checks))
                      and (not fit_enabled or _fits(allocatable, requested, node, pods_col,
-                                                   request_row, fit_cols_c, count_only[c])))
+                                                   request_row, fit_cols_c, count_only[c]))
+                     and (not attach_c or _attach_ok(node, c, attach)))
             if still:
                 _rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
                          shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
@@ -180,7 +202,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                                      allocatable, requested, pods_col, request_row, fit_cols_c,
                                      count_only[c], port_count, feasible, entries, minimum,
                                      labels, counter_column, counter_counts, pod_affinity,
-                                     affinity, anti, existing, first_of_group, ipa_rows)
+                                     affinity, anti, existing, first_of_group, ipa_rows,
+                                     c, attach_c, attach)
         state[NEXT_START_AT] = (start + processed) % num_nodes
         state[EVALUATED_AT] += processed
         if count == 0:
@@ -224,6 +247,10 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
             port_count[chosen, port_add[k]] += 1
         node_version[chosen] += 1
+        if attach_c:
+            group = attach_group[chosen]
+            for col in range(attached.shape[1]):
+                attached[chosen, col] += attach_adds[c, group, col]
         for k in range(counter_match.shape[1]):
             if counter_match[c, k] and counter_included[k, chosen]:
                 counter_counts[k, counter_slot(counter_kind[k], chosen, labels, counter_column[k],
@@ -242,7 +269,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
 def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
           request_row, fit_cols, count_only, port_count, out_feasible, entries, minimum, labels,
           counter_column, counter_counts, pod_affinity, affinity, anti, existing,
-          first_of_group, ipa_rows):
+          first_of_group, ipa_rows, c, attach_c, attach):
     """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
     count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
     n_all = walk.shape[0]
@@ -265,6 +292,8 @@ def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, reques
         if ok and pod_affinity:
             ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
                                    ipa_rows) == 0
+        if ok and attach_c:
+            ok = _attach_ok(node, c, attach)
         if ok:
             if count == to_find:
                 break

@@ -60,10 +60,11 @@ def run_cycle(framework: Framework, state: ClusterState, pod: Pod,
 
 
 def loop_skips_binding(framework: Framework) -> bool:
-    """Whether a batch may leave out the binding cycle of the pods the compiled loop places:
-    no Permit plugin, and every Reserve plugin an enabled node-static Filter too, whose
-    ``node_static_for`` keeps from the loop the pods it would reserve something for
-    (VolumeBinding: unbound claims; DynamicResources: resource claims)."""
+    """Whether a batch may leave out the binding cycle of the pods the compiled loop places,
+    but the Reserve of the pods a Reserve plugin declares it reserves for
+    (:meth:`Driver.loop_placed`): no Permit plugin, and every Reserve plugin an enabled
+    node-static Filter too, whose ``node_static_for`` keeps from the loop the other pods it
+    would reserve something for (DynamicResources: resource claims)."""
     filters = [plugin for _, plugin in framework.points["filter"]]
     return not framework.points["permit"] and all(
         is_node_static_filter(plugin) and any(plugin is f for f in filters)
@@ -146,6 +147,7 @@ class Driver:
                  out_start: np.ndarray) -> int:
         """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
         arrays; :meth:`loop_placed` records each); returns where it stopped."""
+        self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
         stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),
@@ -153,9 +155,17 @@ class Driver:
         tie_breaker.load(counters)
         return stop
 
-    def loop_placed(self, fast: FusedLoop, pod: Pod, node: int) -> None:
-        """Record a pod the loop placed; the other loops count it (it counted it itself)."""
+    def loop_placed(self, fast: FusedLoop, pod: Pod, node: int, c: int = -1) -> None:
+        """Record a pod the loop placed (of class ``c``: where the loop says a Reserve
+        plugin reserves something for its pods, run Reserve); the other loops count it (it
+        counted it itself)."""
         self.assumer.record(pod, node)
+        if c >= 0 and fast.binds(c):
+            name = self.assumer.state.node_names[node]
+            status = fast.framework.run_reserve(self.binding_cycle(pod), name)
+            if not status.is_success:
+                raise AssertionError(f"Reserve of {pod.key} on {name}, placed by the compiled "
+                                     f"loop, failed: {status.message}")
         if self.count_pods and len(self.fast_paths) > 1:
             for other in self.fast_paths.values():
                 if other is not None and other is not fast and other.counters:
@@ -305,7 +315,9 @@ class Driver:
             return None
         c = self._classes.get(key, -1)
         if c == -1:
-            c = self._classes[key] = fast.class_of(pod, self.assumer.state)
+            c = fast.class_of(pod, self.assumer.state)
+            if fast.lasting(pod):
+                self._classes[key] = c
         if c is None or not self._counts_no_pods(fast, c):
             return None
         if pod.nominated_node_name:

@@ -216,9 +216,10 @@ class _Batch:
         it; every other pod through its profile's framework, one cycle each."""
         classes = np.full(len(self.pods), -1, dtype=np.int64)
         if fast_path:
-            # The loop leaves out the binding cycle: only profiles whose Reserve and Permit
-            # plugins do nothing for the pods it takes.
-            skips = {id(f): f is not None and loop_skips_binding(f) for f in self.frameworks}
+            # The loop leaves out the binding cycle but the Reserve its pods need: only
+            # profiles without Permit plugins (asked once per profile).
+            skips = {id(f): f is not None and loop_skips_binding(f)
+                     for f in {id(f): f for f in self.frameworks}.values()}
             for i, (pod, framework) in enumerate(zip(self.pods, self.frameworks)):
                 fast = self.driver.fast_path(framework)
                 if fast is not None and skips[id(framework)]:
@@ -266,7 +267,7 @@ class _Batch:
             for k in range(done, stop):
                 pod, node = self.pods[offset + k], int(out_node[k])
                 if node >= 0:
-                    self.driver.loop_placed(fast, pod, node)
+                    self.driver.loop_placed(fast, pod, node, int(classes[k]))
                     self.placements.append(Placement(pod, self.assumer.state.node_names[node]))
                     continue
                 key = (id(fast), int(classes[k]))

@@ -10,8 +10,16 @@ with the kernels the plugins use, and the node walk, host selection and assume.
 Which plugins the loop takes is what they declare (:mod:`ksched.framework.capabilities`): any
 Filter or Score of the node-static kind, in-tree or not, and one plugin of each kind the loop has
 kernels for. Topology spreading and inter-pod affinity keep their counts per domain
-(:mod:`ksched.domain_counts`), seeded from the bound pods and updated as pods are placed. Pods the
-loop does not model go through the framework, one cycle at a time, on the same arrays.
+(:mod:`ksched.domain_counts`), seeded from the bound pods and updated as pods are placed; attach
+limits their counts per node and driver (an ``ATTACH_LIMITS`` filter's table), taken afresh at
+each run. Pods the loop does not model go through the framework, one cycle at a time, on the
+same arrays.
+
+Pods with claims are classed by what their volumes add (:mod:`ksched.volume_classes`). The loop
+counts a pod's volumes against attach limits, and places a pod its Reserve plugins reserve
+something for (:func:`~ksched.framework.capabilities.reserves_for`: the caller runs that Reserve
+after the run, :meth:`FusedLoop.binds`), only when the pod uses its claims alone: then no other
+pod's placement or Reserve changes its verdicts.
 """
 
 from __future__ import annotations
@@ -19,14 +27,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import PODS
+from ksched.class_tables import ClassTables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
+    AttachTable,
     FilterKind,
     Normalization,
     ScoreKind,
@@ -36,6 +45,7 @@ from ksched.framework.capabilities import (
     judged_by_node_class,
     node_static_for,
     normalization,
+    reserves_for,
     score_kind,
 )
 from ksched.framework.interfaces import Cycle, PreFilterResult
@@ -43,14 +53,15 @@ from ksched.framework.runtime import Framework
 from ksched.kernels import node_resources_fit as fit_kernels
 from ksched.kernels import schedule_loop as loop_kernels
 from ksched.plugins.node_resources_fit import shape_arrays
-from ksched.pods import class_signature
+from ksched.pods import class_signature, spec_signature
 from ksched.resources import node_info_non_zero, pod_requests, request_vector
 from ksched.state import ClusterState, host_ports
 from ksched.status import Code, Status
+from ksched.volume_classes import ClaimUse, has_claims
 
 #: The kinds of Filter the loop has kernels for, besides the node-static ones.
 LOOP_FILTERS = (FilterKind.REQUEST_DELTA, FilterKind.HOST_PORTS, FilterKind.TOPOLOGY_SPREAD,
-                FilterKind.POD_AFFINITY)
+                FilterKind.POD_AFFINITY, FilterKind.ATTACH_LIMITS)
 #: The kinds of Score the loop has kernels for, in the order of its ``weights`` (``W_*``).
 LOOP_SCORES = (ScoreKind.RESOURCE_ALLOCATION, ScoreKind.BALANCED_ALLOCATION,
                ScoreKind.TOPOLOGY_SPREAD, ScoreKind.POD_AFFINITY)
@@ -80,55 +91,17 @@ def _of_kind(entries: Sequence[tuple[str, Any]], kind: Any, kind_of: Any) -> tup
     return next(((n, p) for n, p in entries if kind_of(p) is kind), ("", None))
 
 
-def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum([len(r) for r in rows])
-    return indptr
-
-
 _UNSEEN = object()
-
-
-@attrs.define
-class ClassTables:
-    """The per-class arrays of the loop (see :mod:`ksched.kernels.schedule_loop`)."""
-
-    static_ok: list = attrs.field(factory=list)
-    norm_raw: list = attrs.field(factory=list)
-    static_score: list = attrs.field(factory=list)
-    request: list = attrs.field(factory=list)
-    fit_check_cols: list = attrs.field(factory=list)
-    count_only: list = attrs.field(factory=list)
-    nonzero_add: list = attrs.field(factory=list)
-    port_check: list = attrs.field(factory=list)
-    port_add: list = attrs.field(factory=list)
-    subset: list = attrs.field(factory=list)
-    has_subset: list = attrs.field(factory=list)
-    fit_inputs: list = attrs.field(factory=list)
-    ba_inputs: list = attrs.field(factory=list)
-    ba_skip: list = attrs.field(factory=list)
-    #: Per class: its hard spread constraints as (counter, maxSkew, self match, minDomains).
-    spread: list = attrs.field(factory=list)
-    #: Per class: its soft spread constraints as (counter, maxSkew, per-node flag), and
-    #: whether nodes lacking a topology key are ignored (``requireAllTopologies``).
-    soft_spread: list = attrs.field(factory=list)
-    require_all: list = attrs.field(factory=list)
-    #: Per class: (namespace, labels, terminating), to match it against spread counters.
-    identity: list = attrs.field(factory=list)
-    #: Per class: a pod of it (what inter-pod affinity terms are matched against).
-    pods: list = attrs.field(factory=list)
-    #: Per class: InterPodAffinity rows (row, label column) of its required affinity terms,
-    #: anti-affinity terms, the running pods' anti-affinity, and its scores; its own
-    #: affinity matches (self match).
-    ipa_affinity: list = attrs.field(factory=list)
-    ipa_anti: list = attrs.field(factory=list)
-    ipa_existing: list = attrs.field(factory=list)
-    ipa_score: list = attrs.field(factory=list)
-    ipa_self_match: list = attrs.field(factory=list)
+#: The attach table of runs that count no volumes, per node count.
+_NO_ATTACH: dict[int, AttachTable] = {}
 
 
 class FusedLoop:
-    """Compiles pod classes for one framework and state layout, and runs the loop."""
+    """Compiles pod classes for one framework and state layout, and runs the loop.
+
+    ``pending``: the pods it may be asked to class (pod-affinity keys are sized by them, and
+    a pod uses a claim alone only where no other of them, or of the bound pods, mounts it).
+    """
 
     def __init__(self, framework: Framework, state: ClusterState,
                  node_version: np.ndarray | None = None, pending: Sequence[Pod] = ()) -> None:
@@ -146,6 +119,15 @@ class FusedLoop:
                                       filter_kind)[1]
         self.affinity_filter = _of_kind(points["filter"], FilterKind.POD_AFFINITY,
                                         filter_kind)[1]
+        self.attach_name, self.attach_filter = _of_kind(points["filter"],
+                                                        FilterKind.ATTACH_LIMITS, filter_kind)
+        #: The node-static plugins (Filter or Score, each once) and the Reserve plugins.
+        self._node_static = list({id(p): p for _, p in points["filter"] + points["score"]
+                                  if is_node_static_filter(p) or is_node_static_score(p)
+                                  }.values())
+        self._reserve = [p for _, p in points["reserve"]]
+        self.pending = pending
+        self._claim_use: ClaimUse | None = None
         weight = lambda name: framework.weights.get(name, 0)  # noqa: E731
         #: The node-static scores: (name, plugin, weight, normalisation).
         self.static_scores = [(n, p, weight(n), normalization(p)) for n, p in points["score"]
@@ -190,30 +172,83 @@ class FusedLoop:
         first by the identities of the fields (valid while the batch holds the pods), then by
         value.
         """
+        if pod.volumes and has_claims(pod):
+            return self._claim_class(pod, state)
         identity = tuple(map(id, pod_signature(pod)))
         found = self.classes_by_identity.get(identity, _UNSEEN)
         if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
             found = None
-            if self._eligible(pod, state):
+            admitted = self._admitted(pod, state)
+            if admitted is not None and self._eligible(pod, state):
                 key = pod_signature(pod)
                 if key not in self.classes:
-                    self.classes[key] = self._compile(pod, state)
+                    self.classes[key] = self._compile(pod, state, *admitted)
                 found = self.classes[key]
             self.classes_by_identity[identity] = found
         return found
 
+    def _claim_class(self, pod: Pod, state: ClusterState) -> int | None:
+        """:meth:`class_of` a pod with claims: by its spec but the volumes, what its volumes
+        add (:meth:`ClaimUse.volume_key`) and how the plugins take it (:meth:`_admitted`),
+        which the storage objects decide as they are now."""
+        admitted = self._admitted(pod, state)
+        if admitted is None:
+            return None
+        volumes = self._claims(state).volume_key(pod, state.storage)
+        identity = (tuple(map(id, spec_signature(pod))), volumes, admitted)
+        found = self.classes_by_identity.get(identity, _UNSEEN)
+        if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
+            found = None
+            if self._eligible(pod, state):
+                key = (spec_signature(pod), volumes, admitted)
+                if key not in self.classes:
+                    self.classes[key] = self._compile(pod, state, *admitted)
+                found = self.classes[key]
+            self.classes_by_identity[identity] = found
+        return found
+
+    def lasting(self, pod: Pod) -> bool:
+        """Whether the pod's class stays its class while the pod is pending (one with claims
+        is found again: the storage objects change as bindings are assumed)."""
+        return not (pod.volumes and has_claims(pod))
+
+    def _claims(self, state: ClusterState) -> ClaimUse:
+        """Who uses which claims: the pending pods and the bound ones (made on first use; a
+        pod that is neither uses no claim alone)."""
+        if self._claim_use is None:
+            self._claim_use = ClaimUse([*self.pending, *state.pods], self.layout.storage)
+        return self._claim_use
+
+    def _admitted(self, pod: Pod, state: ClusterState) -> tuple[bool, bool] | None:
+        """How the node-static plugins take the pod: ``None`` when one of them is not
+        node-static for it (:func:`node_static_for`) and the loop cannot count it; else
+        whether the attach-limit filter counts its volumes and whether a Reserve plugin
+        reserves something for it (both only for a pod that uses its claims alone)."""
+        attach = False
+        for p in self._node_static:
+            if not node_static_for(p, pod, state):
+                if p is not self.attach_filter:
+                    return None
+                attach = True
+        binds = any(reserves_for(p, pod, state) for p in self._reserve)
+        if (attach or binds) and not self._claims(state).exclusive(pod, state.storage):
+            return None
+        return attach, binds
+
+    def binds(self, c: int) -> bool:
+        """Whether a Reserve plugin reserves something for the pods of class ``c``: the
+        caller runs Reserve for each one the loop places."""
+        return self.tables.binds[c]
+
     def _eligible(self, pod: Pod, state: ClusterState) -> bool:
-        """Whether the loop models the pod's counted filters and scores: no resource claims;
-        every node-static plugin node-static for this pod (:func:`node_static_for`);
-        pod affinity needs its plugin's PreFilter and Filter; spread constraints (valid
-        ones) need the spread plugin's PreFilter and Filter (hard) or, where it scores, its
-        PreScore and Score (soft)."""
+        """Whether the loop models the pod's counted filters and scores (the node-static
+        plugins take it, :meth:`_admitted`): no resource claims; pod affinity needs its
+        plugin's PreFilter and Filter; spread constraints (valid ones) need the spread
+        plugin's PreFilter and Filter (hard) or, where it scores, its PreScore and Score
+        (soft)."""
         if pod.resource_claims:
             return False
         points = self.framework.points
-        if not all(node_static_for(p, pod, state) for _, p in points["filter"] + points["score"]
-                   if is_node_static_filter(p) or is_node_static_score(p)):
-            return False
         runs = lambda point, p: any(q is p for _, q in points[point])  # noqa: E731
         ipa = self.affinity_filter
         if pod.has_pod_affinity and not (ipa is not None and runs("preFilter", ipa)):
@@ -230,16 +265,23 @@ class FusedLoop:
             return False
         return not (soft and runs("score", spread) and not runs("preScore", spread))
 
-    def _compile(self, pod: Pod, state: ClusterState) -> int | None:
-        """Compile a new class; ``None`` when the loop does not model the pod's cycle, or a
-        plugin refuses a feature ksched does not model (the framework raises it in turn)."""
+    def _compile(self, pod: Pod, state: ClusterState, attach: bool, binds: bool) -> int | None:
+        """Compile a new class (its volumes counted against attach limits, Reserve to run
+        for its pods); ``None`` when the loop does not model the pod's cycle, or a plugin
+        refuses a feature ksched does not model (the framework raises it in turn)."""
         cycle = Cycle(state, pod)
         try:
             found = self._pre_filter(cycle)
             if found is None or (self.fit is not None and self.fit_name in found[0]):
                 return None
-            parts = self._statics(cycle, found[0])
-            return None if parts is None else self._add_class(cycle, found[1], *parts)
+            counts = None
+            if attach and self.attach_name not in found[0]:
+                counts = self.attach_filter.attach_counts(cycle)
+                if counts is None:
+                    return None
+            parts = self._statics(cycle, found[0], counts)
+            return None if parts is None else self._add_class(cycle, found[1], counts, binds,
+                                                              *parts)
         except UnsupportedFeatureError:
             return None
 
@@ -260,10 +302,11 @@ class FusedLoop:
             return None
         return skipped, subset
 
-    def _statics(self, cycle: Cycle, skipped: set[str]) -> tuple[np.ndarray, ...] | None:
-        """The node-static filters' pass flags and scores of the class over all nodes: judged
-        once per node class when every node-static plugin allows it. ``None`` when one of
-        them errs."""
+    def _statics(self, cycle: Cycle, skipped: set[str], counts: Any
+                 ) -> tuple[np.ndarray, ...] | None:
+        """The node-static filters' pass flags and scores of the class over all nodes (but an
+        attach-limit filter's that counts the pod's volumes: ``counts``): judged once per node
+        class when every node-static plugin allows it. ``None`` when one of them errs."""
         state, pod, n = cycle.state, cycle.pod, cycle.state.num_nodes
         plugins = [p for _, p in self.static_filters] + [s[1] for s in self.static_scores]
         if all(judged_by_node_class(p, pod) for p in plugins):
@@ -272,7 +315,7 @@ class FusedLoop:
             judged, spread = np.arange(n, dtype=np.int64), slice(None)
         ok = np.ones(len(judged), dtype=np.bool_)
         for name, plugin in self.static_filters:
-            if name not in skipped:
+            if name not in skipped and (plugin is not self.attach_filter or counts is None):
                 result = plugin.filter(cycle, judged)
                 if isinstance(result, np.ndarray):  # a plain mask from an out-of-tree plugin
                     result_passed = np.asarray(result, dtype=np.bool_)
@@ -301,8 +344,8 @@ class FusedLoop:
                 k += 1
         return ok[spread], raw, static
 
-    def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, ok: np.ndarray,
-                   norm_raw: np.ndarray, static_score: np.ndarray) -> int | None:
+    def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, counts: Any, binds: bool,
+                   ok: np.ndarray, norm_raw: np.ndarray, static_score: np.ndarray) -> int | None:
         """Append the class to the tables (``None``, nothing appended, when the loop does
         not model it after all)."""
         state, pod, t, n = cycle.state, cycle.pod, self.tables, cycle.state.num_nodes
@@ -333,6 +376,8 @@ class FusedLoop:
         t.ipa_existing.append(entries.existing)
         t.ipa_score.append(entries.score)
         t.ipa_self_match.append(entries.self_match)
+        t.attach.append(counts)
+        t.binds.append(binds)
         t.identity.append((pod.namespace, pod.labels, pod.deleting))
         t.pods.append(pod)
         t.has_subset.append(subset is not None)
@@ -384,68 +429,11 @@ class FusedLoop:
     def arrays(self) -> dict[str, Any]:
         """The class tables stacked for the loop (cached until a class is added)."""
         if self._arrays is None:
-            self._arrays = {**self._stacked(), **self._affinity_arrays(), **self._parameters()}
+            t, layout = self.tables, self.layout
+            self._arrays = {**t.stacked(layout, len(self.normalized)),
+                            **t.counter_arrays(self.counts, layout),
+                            **t.attach_arrays(), **self._parameters()}
         return self._arrays
-
-    def _stacked(self) -> dict[str, Any]:
-        t = self.tables
-
-        def csr(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-            return _row_indptr(parts), (np.concatenate(parts).astype(np.int64) if parts
-                                        else np.zeros(0, np.int64))
-
-        def stack(parts: list, width: int, dtype: Any) -> np.ndarray:
-            return np.array(parts, dtype=dtype).reshape(len(parts), width)
-
-        n, r = self.layout.num_nodes, len(self.layout.resource_names)
-        port_check_indptr, port_check = csr(t.port_check)
-        fit_check_indptr, fit_check_cols = csr(t.fit_check_cols)
-        port_add_indptr, port_add = csr(t.port_add)
-        subset_indptr, subset = csr(t.subset)
-        fit_width = len(t.fit_inputs[0][0]) if t.fit_inputs else 0
-        ba_width = len(t.ba_inputs[0][0]) if t.ba_inputs else 0
-        k = len(self.normalized)
-        return dict(
-            spread_indptr=_row_indptr(t.spread),
-            spread_entries=np.array([e for entries in t.spread for e in entries],
-                                    dtype=np.int64).reshape(-1, 4),
-            soft_indptr=_row_indptr(t.soft_spread),
-            soft_entries=np.array([e for entries in t.soft_spread for e in entries],
-                                  dtype=np.int64).reshape(-1, 3),
-            require_all=np.array(t.require_all, dtype=np.bool_),
-            **self.counts.counter_arrays(t.identity, n),
-            static_ok=stack(t.static_ok, n, np.bool_),
-            norm_raw=np.array(t.norm_raw, dtype=np.int64).reshape(len(t.norm_raw), k, n),
-            norm_varies=np.array([raw.any(axis=1) for raw in t.norm_raw],
-                                 dtype=np.bool_).reshape(len(t.norm_raw), k),
-            static_score=stack(t.static_score, n, np.int64),
-            request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
-            fit_check_cols=fit_check_cols, count_only=np.array(t.count_only, dtype=np.bool_),
-            nonzero_add=stack(t.nonzero_add, 2, np.int64),
-            port_check_indptr=port_check_indptr, port_check=port_check,
-            port_add_indptr=port_add_indptr, port_add=port_add,
-            subset_indptr=subset_indptr, subset=subset,
-            has_subset=np.array(t.has_subset, dtype=np.bool_),
-            fit_cols=stack([f[0] for f in t.fit_inputs], fit_width, np.int64),
-            fit_src=stack([f[1] for f in t.fit_inputs], fit_width, np.int64),
-            fit_req=stack([f[2] for f in t.fit_inputs], fit_width, np.int64),
-            ba_cols=stack([b[0] for b in t.ba_inputs], ba_width, np.int64),
-            ba_req=stack([b[2] for b in t.ba_inputs], ba_width, np.int64),
-            ba_skip=np.array(t.ba_skip, dtype=np.bool_),
-        )
-
-    def _affinity_arrays(self) -> dict[str, Any]:
-        t = self.tables
-        flat = lambda lists: np.array([e for entries in lists for e in entries],  # noqa: E731
-                                      dtype=np.int64).reshape(-1, 2)
-        update_indptr, updates = self.counts.update_arrays(self.layout)
-        return dict(
-            ipa_affinity_indptr=_row_indptr(t.ipa_affinity), ipa_affinity=flat(t.ipa_affinity),
-            ipa_anti_indptr=_row_indptr(t.ipa_anti), ipa_anti=flat(t.ipa_anti),
-            ipa_existing_indptr=_row_indptr(t.ipa_existing), ipa_existing=flat(t.ipa_existing),
-            ipa_score_indptr=_row_indptr(t.ipa_score), ipa_score=flat(t.ipa_score),
-            ipa_self_match=np.array(t.ipa_self_match, dtype=np.bool_),
-            ipa_update_indptr=update_indptr, ipa_updates=updates)
 
     def _parameters(self) -> dict[str, Any]:
         scorer = self.fit_scorer
@@ -468,14 +456,22 @@ class FusedLoop:
         """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
         where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`)."""
         counts = self.counts
+        arrays = self.arrays()
+        if arrays["has_attach"].any():
+            table = self.attach_filter.attach_table(state)
+        else:
+            n = state.num_nodes
+            table = _NO_ATTACH.get(n) or _NO_ATTACH.setdefault(n, AttachTable(
+                np.zeros(n, np.int64), np.zeros((n, 0), np.int64), np.zeros((n, 0), np.int64)))
         stop = loop_kernels.schedule_loop(
             begin, classes, state.allocatable, state.requested, state.nonzero_requested,
-            state.port_count, state.tree_order, state.resource_column(PODS), **self.arrays(),
+            state.port_count, state.tree_order, state.resource_column(PODS), **arrays,
             percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
             fail_epoch=self.fail_epoch, node_version=self.node_version,
             counter_counts=counts.counter_counts, ipa_rows=counts.rows,
             ipa_affinity_empty=counts.affinity_empty,
             cached_version=self.cached_version, cached_score=self.cached_score,
+            attach_group=table.group, attach_limits=table.limits, attached=table.attached,
             out_node=out_node, out_start=out_start)
         return int(stop)
 

@@ -10,7 +10,10 @@ depend on, with two class attributes, and offers the public methods of that kind
   judges it once per pod class, and the fused loop runs any such Filter, in-tree or not;
   ``REQUEST_DELTA``, a verdict that depends on the node's pods only through their summed
   requests (:class:`RequestDeltaFilter`, ``fitsRequest``); ``HOST_PORTS``,
-  ``TOPOLOGY_SPREAD``, ``POD_AFFINITY``: the filters the loop has kernels for.
+  ``TOPOLOGY_SPREAD``, ``POD_AFFINITY``: the filters the loop has kernels for;
+  ``ATTACH_LIMITS``, node-static for the pods ``node_static_for`` admits, and for the others a
+  count of distinct volumes per driver on the node against its limits
+  (:class:`AttachLimitFilter`, NodeVolumeLimits), which the loop keeps as it places pods.
 - ``SCORE_KIND`` (:class:`ScoreKind`): ``NODE_STATIC`` with ``NORMALIZATION``
   (:class:`Normalization`, what its ``normalize_score`` does), or one of the scores the loop
   has kernels for.
@@ -21,6 +24,13 @@ not (see :func:`node_static_for`): that pod then takes the framework.
 A node-static plugin may also say, with ``judged_by_node_class(pod)``, that its verdict and
 score are the same on nodes of one :attr:`~ksched.state.ClusterState.node_class` (labels but
 the hostname, taints, images, cordon); otherwise it is judged node by node.
+
+A Reserve plugin of a profile the loop runs is a node-static Filter too; it declares, with
+``reserves_for(pod, state)``, the pods its Reserve assumes something for (VolumeBinding: pods
+with unbound claims). The loop places those only where their verdicts cannot depend on each
+other's reservations, and their Reserve runs after the loop places them: it must succeed there
+(VolumeBinding's assume does). Without the declaration, the plugin's ``node_static_for`` keeps
+such pods from the loop (see :func:`reserves_for`).
 """
 
 from __future__ import annotations
@@ -51,6 +61,9 @@ class FilterKind(enum.Enum):
     TOPOLOGY_SPREAD = "topology-spread"
     #: Pods matching affinity terms, per topology domain.
     POD_AFFINITY = "pod-affinity"
+    #: Node-static for the pods ``node_static_for`` admits; for the others, the distinct
+    #: volumes per driver the node's pods attach, against its limits (:class:`AttachLimitFilter`).
+    ATTACH_LIMITS = "attach-limits"
 
 
 class ScoreKind(enum.Enum):
@@ -98,8 +111,9 @@ def normalization(plugin: Any) -> Normalization:
 
 
 def is_node_static_filter(plugin: Any) -> bool:
-    """Whether the plugin's Filter depends on the node alone (``FilterKind.NODE_STATIC``)."""
-    return filter_kind(plugin) is FilterKind.NODE_STATIC
+    """Whether the plugin's Filter depends on the node alone, for the pods its
+    ``node_static_for`` admits (``FilterKind.NODE_STATIC``, ``FilterKind.ATTACH_LIMITS``)."""
+    return filter_kind(plugin) in (FilterKind.NODE_STATIC, FilterKind.ATTACH_LIMITS)
 
 
 def is_node_static_score(plugin: Any) -> bool:
@@ -115,6 +129,14 @@ def node_static_for(plugin: Any, pod: Pod, state: Any) -> bool:
     others, which then take the object-level framework."""
     method = getattr(plugin, "node_static_for", None)
     return bool(method(pod, state)) if callable(method) else True
+
+
+def reserves_for(plugin: Any, pod: Pod, state: Any) -> bool:
+    """Whether a Reserve plugin assumes something for ``pod`` in ``state``
+    (``plugin.reserves_for(pod, state)``; ``False`` when not declared: its
+    ``node_static_for`` then keeps such pods from the loop)."""
+    method = getattr(plugin, "reserves_for", None)
+    return bool(method(pod, state)) if callable(method) else False
 
 
 def judged_by_node_class(plugin: Any, pod: Pod) -> bool:
@@ -189,6 +211,55 @@ class HostPortFilter(FilterPlugin, Protocol):
         """The host-port columns (of ``state.port_keys``) whose use blocks the pod."""
 
 
+@attrs.frozen(eq=False)
+class AttachTable:
+    """What attach-limit checks read of a state, per node (``D`` limited drivers).
+
+    group : int64[n_nodes] what resolving a pod's volumes to CSI volumes depends on at the
+        node (the rows of :attr:`AttachCounts.adds`).
+    limits : int64[n_nodes, D] each driver's ``allocatable.count`` (-1: no limit).
+    attached : int64[n_nodes, D] the distinct volumes of each driver the node's pods attach
+        (a copy: the loop adds to it as it places pods).
+    """
+
+    group: npt.NDArray[np.int64]
+    limits: npt.NDArray[np.int64]
+    attached: npt.NDArray[np.int64]
+
+
+@attrs.frozen(eq=False)
+class AttachCounts:
+    """What one pod attaches, per node group of an :class:`AttachTable`, when none of its
+    volumes is attached anywhere yet: the verdict on a node is then whether a limited
+    driver's attached volumes plus the pod's exceed its limit.
+
+    adds : int64[G, D] its volumes per limited driver, per node group.
+    attaches : bool[G] whether it attaches any volume there (limited driver or not).
+    """
+
+    adds: npt.NDArray[np.int64]
+    attaches: npt.NDArray[np.bool_]
+
+
+@runtime_checkable
+class AttachLimitFilter(FilterPlugin, Protocol):
+    """A Filter that counts the distinct volumes per driver on a node against its limits
+    (``FilterKind.ATTACH_LIMITS``); node-static for the pods ``node_static_for`` admits."""
+
+    FILTER_KIND: ClassVar[FilterKind]
+
+    def node_static_for(self, pod: Pod, state: Any) -> bool:
+        """Whether the verdict for ``pod`` depends on the node alone in ``state``."""
+
+    def attach_table(self, state: Any) -> AttachTable:
+        """The state's per-node counts and limits."""
+
+    def attach_counts(self, cycle: Cycle) -> AttachCounts | None:
+        """What ``cycle``'s pod attaches; ``None`` when the verdict is more than that count
+        (one of its volumes is attached somewhere already, or some node's verdict is an
+        error or does not depend on the count)."""
+
+
 @runtime_checkable
 class NodeStaticScore(ScorePlugin, Protocol):
     """A Score that depends on the node alone, normalised as ``NORMALIZATION`` says."""
@@ -211,7 +282,7 @@ class ResourceScorer(ScorePlugin, Protocol):
 FILTER_PROTOCOLS: dict[FilterKind, type] = {
     FilterKind.NODE_STATIC: NodeStaticFilter, FilterKind.REQUEST_DELTA: RequestDeltaFilter,
     FilterKind.HOST_PORTS: HostPortFilter, FilterKind.TOPOLOGY_SPREAD: FilterPlugin,
-    FilterKind.POD_AFFINITY: FilterPlugin,
+    FilterKind.POD_AFFINITY: FilterPlugin, FilterKind.ATTACH_LIMITS: AttachLimitFilter,
 }
 SCORE_PROTOCOLS: dict[ScoreKind, type] = {
     ScoreKind.NODE_STATIC: NodeStaticScore, ScoreKind.RESOURCE_ALLOCATION: ResourceScorer,
@@ -221,7 +292,8 @@ SCORE_PROTOCOLS: dict[ScoreKind, type] = {
 
 __all__: Sequence[str] = [
     "FilterKind", "ScoreKind", "Normalization", "RequestCheck", "NodeStaticFilter",
-    "RequestDeltaFilter", "HostPortFilter", "NodeStaticScore", "ResourceScorer",
-    "FILTER_PROTOCOLS", "SCORE_PROTOCOLS", "filter_kind", "score_kind", "normalization",
-    "is_node_static_filter", "is_node_static_score", "judged_by_node_class",
+    "RequestDeltaFilter", "HostPortFilter", "AttachLimitFilter", "AttachTable", "AttachCounts",
+    "NodeStaticScore", "ResourceScorer", "FILTER_PROTOCOLS", "SCORE_PROTOCOLS",
+    "filter_kind", "score_kind", "normalization", "is_node_static_filter",
+    "is_node_static_score", "judged_by_node_class", "node_static_for", "reserves_for",
 ]

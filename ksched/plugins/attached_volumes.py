@@ -12,7 +12,7 @@ tuple ``("", namespace, name)``, which no string equals).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +29,7 @@ from ksched.plugins.volume_helpers import CLAIM_RESOURCE, PodLogIndex, not_found
 from ksched.state import ClusterState
 from ksched.storage_listers import StorageObjects
 
-__all__ = ["AttachError", "AttachedVolumes", "UniqueName", "attachable_volumes",
+__all__ = ["PORTWORX", "AttachError", "AttachedVolumes", "UniqueName", "attachable_volumes",
            "counted_volumes", "csi_migration_on", "volume_limits"]
 
 #: A volume's unique name: (driver, handle).
@@ -38,7 +38,7 @@ UniqueName = tuple[str, object]
 #: ``migrated-plugins`` annotation; the CSIMigrationPortworx gate is on in v1.35).
 _MIGRATED = ("kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io/azure-disk",
              "kubernetes.io/cinder")
-_PORTWORX = "kubernetes.io/portworx-volume"
+PORTWORX = "kubernetes.io/portworx-volume"
 
 
 class AttachError(Exception):
@@ -57,7 +57,7 @@ def csi_migration_on(csi_node: CSINode | None, plugin: str) -> bool:
         return False
     if plugin in _MIGRATED:
         return True
-    return plugin == _PORTWORX and plugin in csi_node.migrated_plugins
+    return plugin == PORTWORX and plugin in csi_node.migrated_plugins
 
 
 def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
@@ -226,11 +226,10 @@ class AttachedVolumes(PodLogIndex):
         if old is storage:
             return
         rows: set[int] = set()
-        for key in _changed(old.persistent_volume_claims, storage.persistent_volume_claims,
-                            lambda c: (c.namespace, c.name)):
+        volumes, claims = storage.changes_from(old)
+        for key in claims:
             rows |= self.claim_rows.get(key, set())
-        for name in _changed(old.persistent_volumes, storage.persistent_volumes,
-                             lambda v: v.name):
+        for name in volumes:
             rows |= self.volume_rows.get(name, set())
         for row in sorted(rows):
             self._resolve(row)
@@ -301,15 +300,4 @@ def _variant(csi_node: CSINode | None) -> int:
     migrates Portworx (2)."""
     if csi_node is None:
         return 0
-    return 2 if csi_migration_on(csi_node, _PORTWORX) else 1
-
-
-def _changed(old: tuple, new: tuple, key) -> Iterable:
-    """The keys of the records that differ between two record tuples (by identity, position
-    by position; the tuples of an assumed binding keep their order)."""
-    if old is new:
-        return ()
-    found = {key(a) for a, b in zip(old, new) if a is not b}
-    found |= {key(b) for a, b in zip(old, new) if a is not b}
-    found |= {key(r) for r in old[len(new):]} | {key(r) for r in new[len(old):]}
-    return found
+    return 2 if csi_migration_on(csi_node, PORTWORX) else 1

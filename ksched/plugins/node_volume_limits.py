@@ -8,6 +8,12 @@ a missing claim is ``UnschedulableAndUnresolvable``), and, where the CSINode has
 (those of its pods, the ones placed earlier in a batch included) plus the pod's volumes not
 attached there yet exceed the limit. VolumeAttachments are not modelled (none count), and the
 VolumeLimitScaling gate is off (as by default in v1.35).
+
+For the compiled loop (``FilterKind.ATTACH_LIMITS``) the plugin gives the per-node counts and
+limits (:meth:`NodeVolumeLimits.attach_table`) and, for a pod none of whose volumes is attached
+anywhere yet, what it adds per driver (:meth:`NodeVolumeLimits.attach_counts`): the loop then
+checks ``attached + adds > limit`` (:func:`ksched.kernels.node_volume_limits.exceeds_limit`)
+and adds the pod's volumes where it places it.
 """
 
 from __future__ import annotations
@@ -17,11 +23,12 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
-from ksched.api import Pod
-from ksched.framework.capabilities import FilterKind
+from ksched.api import CSINode, Pod
+from ksched.framework.capabilities import AttachCounts, AttachTable, FilterKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.kernels import node_volume_limits as kernels
 from ksched.plugins.attached_volumes import (
+    PORTWORX,
     AttachedVolumes,
     AttachError,
     attachable_volumes,
@@ -37,6 +44,22 @@ __all__ = ["REASON", "NodeVolumeLimits", "attach_error_status", "attached_volume
 #: ``ErrReasonMaxVolumeCountExceeded``.
 REASON = "node(s) exceed max volume count"
 _KEY = ("NodeVolumeLimits",)
+
+
+#: A CSINode of each migration variant (:attr:`AttachedVolumes.variant`): all that resolving a
+#: pod's volumes reads of a node's CSINode (:func:`csi_migration_on`).
+_VARIANT_NODES = (None, CSINode(""), CSINode("", migrated_plugins=(PORTWORX,)))
+_LIMITED: dict[int, tuple[tuple, bool]] = {}
+
+
+def _limits_anywhere(csi_nodes: tuple[CSINode, ...]) -> bool:
+    """Whether some CSINode limits some driver (kept per CSINode list)."""
+    found = _LIMITED.get(id(csi_nodes))
+    if found is None or found[0] is not csi_nodes:
+        if len(_LIMITED) > 16:
+            _LIMITED.clear()
+        found = _LIMITED[id(csi_nodes)] = (csi_nodes, any(map(volume_limits, csi_nodes)))
+    return found[1]
 
 
 def attached_volumes(state: ClusterState) -> AttachedVolumes:
@@ -58,8 +81,9 @@ def attach_error_status(error: AttachError) -> Status:
 @attrs.frozen
 class NodeVolumeLimits:
     NAME: ClassVar[str] = "NodeVolumeLimits"
-    #: Node-static for pods without counted volumes (see :meth:`node_static_for`).
-    FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
+    #: Node-static for pods without counted volumes (see :meth:`node_static_for`); for the
+    #: others the loop counts the volumes (:meth:`attach_table`, :meth:`attach_counts`).
+    FILTER_KIND: ClassVar[FilterKind] = FilterKind.ATTACH_LIMITS
     args: Any = None
 
     def node_static_for(self, pod: Pod, state: ClusterState) -> bool:
@@ -70,7 +94,42 @@ class NodeVolumeLimits:
             return True
         if any(v.kind == "ephemeral" for v in pod.volumes):
             return False
-        return not any(volume_limits(c) for c in state.storage.csi_nodes)
+        return not _limits_anywhere(state.storage.csi_nodes)
+
+    def attach_table(self, state: ClusterState) -> AttachTable:
+        """The state's counts per node and limited driver and its limits."""
+        index = attached_volumes(state)
+        return AttachTable(index.variant, index.limits, index.attached.copy())
+
+    def attach_counts(self, cycle: Cycle) -> AttachCounts | None:
+        """What the pod's volumes add per limited driver, per migration variant of the node
+        (:attr:`AttachedVolumes.variant`). ``None`` when one of them is attached somewhere
+        already, or does not resolve on a node, or a limited node has a pod whose volumes do
+        not (``Filter`` errs there)."""
+        pod, state = cycle.pod, cycle.state
+        index = attached_volumes(state)
+        if (index.limited & (index.error_count > 0)).any():
+            return None
+        groups = len(_VARIANT_NODES)
+        adds = np.zeros((groups, len(index.drivers)), dtype=np.int64)
+        attaches = np.zeros(groups, dtype=np.bool_)
+        present = np.bincount(index.variant, minlength=groups) > 0
+        for variant, csi_node in enumerate(_VARIANT_NODES):
+            if not pod.volumes or not present[variant]:
+                continue
+            new: dict = {}
+            try:
+                attachable_volumes(pod, csi_node, state.storage, True, new)
+            except AttachError:
+                return None
+            for unique, driver in new.items():
+                if unique in index.seen:
+                    return None
+                column = index.driver_ids.get(driver)
+                if column is not None:
+                    adds[variant, column] += 1
+            attaches[variant] = bool(new)
+        return AttachCounts(adds, attaches)
 
     def judged_by_node_class(self, pod: Pod) -> bool:
         """A pod with counted volumes is judged by the node's CSINode, not its class."""

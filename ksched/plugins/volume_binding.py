@@ -9,10 +9,13 @@ CSIStorageCapacity); Reserve assumes the chosen volume bindings and provisioning
 cluster's storage objects, Unreserve reverts them, PreBind has no API to call. Score is off
 (``StorageCapacityScoring`` is disabled in v1.35).
 
-Node-static for pods whose claims are all bound: their verdict is the bound volumes' node
-affinity, and Reserve changes no bound claim or volume. Pods with unbound claims see the
-bindings earlier pods assumed, so they take the object-level framework (and the fused loop
-skips the binding cycle of the pods it takes: VolumeBinding reserves nothing for them).
+Node-static for pods whose claims are bound (their verdict is the bound volumes' node
+affinity, and Reserve changes no bound claim or volume) or unbound claims of
+``WaitForFirstConsumer`` classes that no volume could be matched to (no volume of the class is
+unclaimed: provisioning alone decides, per node, and Reserve changes only the pod's own
+claims). Pods with volumes to match see the bindings earlier pods assumed, so they take the
+object-level framework. The compiled loop runs Reserve after it places a pod that has unbound
+claims (:meth:`VolumeBinding.reserves_for`).
 """
 
 from __future__ import annotations
@@ -92,15 +95,32 @@ class VolumeBinding:
     _masks: dict = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     def node_static_for(self, pod: Pod, state: ClusterState) -> bool:
-        """Pods without claims, or whose claims are all bound: their volumes' node affinity
-        decides, and no Reserve changes it. Unbound claims see what earlier pods assumed."""
+        """Pods without claims, or whose claims are bound (their volumes' node affinity
+        decides, and no Reserve changes it) or unbound of ``WaitForFirstConsumer`` classes
+        with no unclaimed volume (provisioning decides). Claims with volumes to match see
+        what earlier pods assumed; missing or unusable claims are left to the framework."""
+        storage = state.storage
+        has, problem = claim_problem(pod, storage)
+        if not has:
+            return True
+        if problem is not None:
+            return False
+        claims = pod_volume_claims(pod, storage)
+        if claims.unbound_immediate:
+            return False
+        unclaimed = _unclaimed_classes(storage)
+        return not any(c.storage_class in unclaimed for c in claims.unbound_delay)
+
+    def reserves_for(self, pod: Pod, state: ClusterState) -> bool:
+        """Whether Reserve assumes anything for the pod (``AssumePodVolumes`` does unless
+        every claim is bound)."""
         storage = state.storage
         for volume in pod.volumes:
             if volume.uses_claim:
                 claim = storage.claim(pod.namespace, volume.claim_for(pod.name))
                 if claim is None or not is_claim_fully_bound(claim):
-                    return False
-        return True
+                    return True
+        return False
 
     def judged_by_node_class(self, pod: Pod) -> bool:
         """Volumes' node affinity names hosts, and CSINodes are per node."""
@@ -412,6 +432,23 @@ class VolumeBinding:
 
 
 # ----------------------------------------------------------------------- node masks
+
+
+_UNCLAIMED: dict[int, tuple[tuple, frozenset[str]]] = {}
+
+
+def _unclaimed_classes(storage: Any) -> frozenset[str]:
+    """The storage classes with a volume no claim has claimed (one a delayed claim might be
+    matched to, until an assumed binding claims it), kept per volume list."""
+    volumes = storage.persistent_volumes
+    found = _UNCLAIMED.get(id(volumes))
+    if found is None or found[0] is not volumes:
+        if len(_UNCLAIMED) > 16:
+            _UNCLAIMED.clear()
+        found = _UNCLAIMED[id(volumes)] = (volumes, frozenset(
+            pv.storage_class for pv in volumes if pv.claim_ref is None))
+    return found[1]
+
 
 
 def _all(state: ClusterState) -> NodeIndices:

@@ -37,6 +37,8 @@ __all__ = ["REASON", "TOPOLOGY_LABELS", "Topology", "VolumeZone", "ga_label", "l
 
 #: ``ErrReasonConflict``.
 REASON = "node(s) had no available volume zone"
+#: The binding mode whose unbound claims are passed over.
+WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 #: ``topologyLabels``, in upstream's order.
 TOPOLOGY_LABELS = (LABEL_ZONE_BETA, LABEL_REGION_BETA, LABEL_ZONE, LABEL_REGION)
 
@@ -93,7 +95,7 @@ def pod_topologies(pod: Pod, storage: StorageObjects) -> list[Topology] | Status
             found_class = storage.storage_class(class_name)
             if found_class is None:
                 return unresolvable(not_found(CLASS_RESOURCE, class_name))
-            if found_class.volume_binding_mode == "WaitForFirstConsumer":
+            if found_class.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
                 continue
             return unresolvable("PersistentVolume had no name")
         pv = storage.volume(claim.volume_name)
@@ -106,18 +108,24 @@ def pod_topologies(pod: Pod, storage: StorageObjects) -> list[Topology] | Status
 @attrs.frozen
 class VolumeZone:
     NAME: ClassVar[str] = "VolumeZone"
-    #: Node-static while the pod's claims are bound (see :meth:`node_static_for`).
+    #: Node-static unless a claim of a class that binds at once is unbound (see
+    #: :meth:`node_static_for`).
     FILTER_KIND: ClassVar[FilterKind] = FilterKind.NODE_STATIC
     args: Any = None
 
     def node_static_for(self, pod: Pod, state: ClusterState) -> bool:
-        """The verdict reads the node's labels and the volumes bound to the pod's claims: it
-        is node-static unless a claim is still unbound (its volume comes with the binding)."""
+        """The verdict reads the node's labels and the volumes bound to the pod's claims;
+        unbound claims of ``WaitForFirstConsumer`` classes are passed over (Reserve binds no
+        claim to a volume, it only selects a node). Node-static unless another claim is still
+        unbound (its volume comes with the binding)."""
         storage = state.storage
         for volume in claim_volumes(pod):
             claim = storage.claim(pod.namespace, volume.claim_name)
             if claim is not None and not claim.volume_name:
-                return False
+                found = storage.storage_class(claim.storage_class) \
+                    if claim.storage_class else None
+                if found is None or found.volume_binding_mode != WAIT_FOR_FIRST_CONSUMER:
+                    return False
         return True
 
     def judged_by_node_class(self, pod: Pod) -> bool:

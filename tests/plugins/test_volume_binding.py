@@ -231,11 +231,25 @@ def test_filter_matches_the_binder_on_node_subsets(cluster, rng) -> None:
 
 @SETTINGS
 @given(clusters())
-def test_node_static_exactly_when_every_claim_is_bound(cluster) -> None:
+def test_node_static_exactly_when_no_claim_has_volumes_to_match(cluster) -> None:
+    """Node-static when every claim is usable and bound, or unbound of a
+    WaitForFirstConsumer class none of whose volumes is unclaimed (provisioning decides)."""
     state, incoming = cluster
-    claims = [state.storage.claim("default", v.claim_for(incoming.name)) for v in incoming.volumes]
-    bound = all(c is not None and c.volume_name and c.bind_completed for c in claims)
-    assert node_static_for(VolumeBinding(), incoming, state) == bound
+    storage = state.storage
+    claims = [storage.claim("default", v.claim_for(incoming.name)) for v in incoming.volumes]
+
+    def static(claim) -> bool:
+        if claim.volume_name and claim.bind_completed:
+            return True
+        found = storage.storage_class(claim.storage_class) if claim.storage_class else None
+        return (not claim.volume_name and found is not None
+                and found.volume_binding_mode == "WaitForFirstConsumer"
+                and all(pv.claim_ref is not None for pv in storage.persistent_volumes
+                        if pv.storage_class == claim.storage_class))
+
+    usable = claim_problem(incoming, storage)[1] is None
+    expected = not incoming.volumes or (usable and all(static(c) for c in claims))
+    assert node_static_for(VolumeBinding(), incoming, state) == expected
     assert VolumeBinding().judged_by_node_class(incoming) == (not incoming.volumes)
 
 

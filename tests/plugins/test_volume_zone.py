@@ -54,10 +54,15 @@ def test_plugin_matches_reference_on_node_subsets(s: VolumeScenario, rng) -> Non
 @SETTINGS
 @given(volume_scenarios())
 def test_node_static_means_bound_claims(s: VolumeScenario) -> None:
-    """Node-static exactly when no claim of the pod that exists is still unbound."""
+    """Node-static exactly when no claim of the pod that exists is still unbound, but those
+    of WaitForFirstConsumer classes (passed over)."""
+    def passed_over(claim) -> bool:
+        found = s.storage.storage_class(claim.storage_class) if claim.storage_class else None
+        return found is not None and found.volume_binding_mode == "WaitForFirstConsumer"
+
     unbound = [v for v in s.pod.volumes if v.kind == "persistentVolumeClaim"
                and (c := s.storage.claim("default", v.claim_name)) is not None
-               and not c.volume_name]
+               and not c.volume_name and not passed_over(c)]
     assert PLUGIN.node_static_for(s.pod, s.state) == (not unbound)
 
 
@@ -143,4 +148,4 @@ def test_unbound_wait_for_first_consumer_claims_are_passed_over() -> None:
     assert _run(storage, "late", "data") == (None, [True, False, False, True])
     s = build_volume_scenario(NODES, [], pod("web", [Volume("v", "persistentVolumeClaim",
                                                             claim_name="late")]), storage)
-    assert not PLUGIN.node_static_for(s.pod, s.state)
+    assert PLUGIN.node_static_for(s.pod, s.state)
