@@ -222,7 +222,7 @@ class Assumer:
                 self._table.discard(node, serial)
             self._dead.add(row)
             name = state.node_names[node]
-            removed.append(pod if pod.node_name == name else attrs.evolve(pod, node_name=name))
+            removed.append(pod if pod.node_name == name else pod.bound_to(name))
         for node, (vector, nonzero) in freed.items():
             state.requested[node] -= vector
             state.nonzero_requested[node] -= nonzero

@@ -109,6 +109,9 @@ class FusedLoop:
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
         self.classes_by_identity: dict[tuple, int | None] = {}
+        #: Pod signature -> its class, or ``None`` where the loop does not take such pods
+        #: (pods of one spec arriving as separate objects, as in the simulator).
+        self.verdicts: dict[tuple, int | None] = {}
         self.tables = ClassTables()
         points = framework.points
         self.static_filters = [(n, p) for n, p in points["filter"] if is_node_static_filter(p)]
@@ -177,13 +180,17 @@ class FusedLoop:
         identity = tuple(map(id, pod_signature(pod)))
         found = self.classes_by_identity.get(identity, _UNSEEN)
         if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
-            found = None
-            admitted = self._admitted(pod, state)
-            if admitted is not None and self._eligible(pod, state):
-                key = pod_signature(pod)
-                if key not in self.classes:
-                    self.classes[key] = self._compile(pod, state, *admitted)
-                found = self.classes[key]
+            key = pod_signature(pod)
+            found = self.verdicts.get(key, _UNSEEN) if not state.objects.get("workloads") \
+                else _UNSEEN
+            if found is _UNSEEN:
+                found = None
+                admitted = self._admitted(pod, state)
+                if admitted is not None and self._eligible(pod, state):
+                    if key not in self.classes:
+                        self.classes[key] = self._compile(pod, state, *admitted)
+                    found = self.classes[key]
+                self.verdicts[key] = found
             self.classes_by_identity[identity] = found
         return found
 

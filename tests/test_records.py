@@ -184,3 +184,6 @@ def test_renamed_copies_every_field_but_the_name() -> None:
     assert copy.containers is pod.containers  # shared, not rebuilt
     with pytest.raises(TypeError, match="name: expected a string, got int"):
         pod.renamed(3)
+    bound = pod.bound_to("n1")
+    assert (bound.node_name, pod.node_name) == ("n1", "")
+    assert attrs.evolve(bound, node_name="") == pod

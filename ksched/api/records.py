@@ -329,17 +329,26 @@ class Pod:
     def renamed(self, name: str) -> Pod:
         """A copy named ``name`` (copies of a template: cluster-capacity's ``<name>-<k>``),
         the other fields shared without running their converters again."""
-        if type(name) is not str:
-            raise TypeError(f"name: expected a string, got {type(name).__name__}")
+        return self._with_string(_NAME, "name", name)
+
+    def bound_to(self, node_name: str) -> Pod:
+        """A copy with ``spec.nodeName`` set (what binding changes), the other fields shared
+        without running their converters again."""
+        return self._with_string(_NODE_NAME, "node_name", node_name)
+
+    def _with_string(self, index: int, field: str, value: str) -> Pod:
+        if type(value) is not str:
+            raise TypeError(f"{field}: expected a string, got {type(value).__name__}")
         values = list(_pod_values(self))
-        values[_NAME] = name
+        values[index] = value
         return _copy_pod(values)
 
 
 _POD_FIELDS = tuple(f.name for f in attrs.fields(Pod))
 _pod_values = operator.attrgetter(*_POD_FIELDS)
-_NAME, _START_TIME, _NOMINATED_NODE_NAME = (
-    _POD_FIELDS.index(name) for name in ("name", "start_time", "nominated_node_name"))
+_NAME, _NODE_NAME, _START_TIME, _NOMINATED_NODE_NAME = (
+    _POD_FIELDS.index(name) for name in ("name", "node_name", "start_time",
+                                         "nominated_node_name"))
 
 
 _copy_pod = assembler(Pod, _POD_FIELDS)
