@@ -147,7 +147,8 @@ class Driver:
                  out_start: np.ndarray) -> int:
         """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
         arrays; :meth:`loop_placed` records each); returns where it stopped."""
-        self.assumer.sync()  # the loop's attach counts start from the state's pods
+        if fast.counts_attachments():
+            self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
         stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),

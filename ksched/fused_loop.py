@@ -457,6 +457,11 @@ class FusedLoop:
             labels=self.layout.labels, has_scoring=self.framework.has_scoring,
             fit_enabled=self.fit is not None)
 
+    def counts_attachments(self) -> bool:
+        """Whether a class counts volumes against attach limits (the loop then reads the
+        attached volumes of the state's pods)."""
+        return bool(self.arrays()["has_attach"].any())
+
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
             out_start: np.ndarray) -> int:
@@ -464,7 +469,7 @@ class FusedLoop:
         where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`)."""
         counts = self.counts
         arrays = self.arrays()
-        if arrays["has_attach"].any():
+        if self.counts_attachments():
             table = self.attach_filter.attach_table(state)
         else:
             n = state.num_nodes
