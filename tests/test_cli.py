@@ -351,3 +351,11 @@ def test_interrupts_are_quiet_and_bugs_are_not_hidden(
     monkeypatch.setattr(ksched.demo, "run_demo", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["demo"])
+
+
+def test_snapshot_counts_name_kinds_in_the_plural() -> None:
+    from ksched.cli.commands import _plural
+
+    assert [_plural(k, n) for k, n in [("Node", 1), ("Node", 7), ("StorageClass", 2),
+                                       ("PriorityClass", 3), ("CSINode", 0)]] == \
+        ["Node", "Nodes", "StorageClasses", "PriorityClasses", "CSINodes"]

@@ -468,6 +468,10 @@ def test_snapshot_saves_what_the_live_cluster_holds(api, kubeconfig, cluster_fil
     status, _, err = run_cli(["snapshot", "--kubeconfig", kubeconfig, "-o", str(path)])
     assert status == 0, err
     assert err.startswith(f"{path}: 7 Nodes, 5 Pods")
+    assert err == (f"{path}: 7 Nodes, 5 Pods, 1 Namespace, 1 PodDisruptionBudget, "
+                   "1 PriorityClass, 1 Service, 1 ReplicaSet, 1 StatefulSet, "
+                   "1 ReplicationController, 1 PersistentVolume, 1 PersistentVolumeClaim, "
+                   "1 StorageClass, 1 CSINode, 1 CSIDriver, 1 CSIStorageCapacity\n")
     _same_cluster(ksched.load_cluster(path), ksched.load_cluster(cluster_file))
 
 

@@ -183,6 +183,13 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plural(kind: str, count: int) -> str:
+    """``Node``/``Nodes``, ``StorageClass``/``StorageClasses``."""
+    if count == 1:
+        return kind
+    return kind + ("es" if kind.endswith("s") else "s")
+
+
 def _snapshot(args: argparse.Namespace) -> int:
     from ksched.live import read_live_items, save_snapshot
 
@@ -192,7 +199,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     kinds: dict[str, int] = {}
     for item in items:
         kinds[item["kind"]] = kinds.get(item["kind"], 0) + 1
-    counts = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in kinds.items())
+    counts = ", ".join(f"{n} {_plural(k, n)}" for k, n in kinds.items())
     print(f"{path}: {counts or 'no objects'}", file=sys.stderr)
     return 0
 
