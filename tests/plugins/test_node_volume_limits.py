@@ -32,6 +32,7 @@ from tests.plugins.volume_scenarios import (
     VOLUME_NAMES,
     VolumeScenario,
     build_volume_scenario,
+    node_subset,
     persistent_volumes,
     pod,
     volume_scenarios,
@@ -70,9 +71,7 @@ def test_plugin_matches_reference(s: VolumeScenario) -> None:
 @SETTINGS
 @given(volume_scenarios(), st.randoms(use_true_random=False))
 def test_plugin_matches_reference_on_node_subsets(s: VolumeScenario, rng) -> None:
-    nodes = [int(i) for i in s.indices]
-    rng.shuffle(nodes)
-    check(s, nodes=np.array(nodes[:rng.randint(0, len(nodes))], dtype=np.int64))
+    check(s, nodes=node_subset(s.indices, rng))
 
 
 @SETTINGS

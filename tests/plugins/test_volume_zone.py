@@ -17,6 +17,7 @@ from ksched.storage_listers import StorageObjects
 from tests.plugins.volume_scenarios import (
     VolumeScenario,
     build_volume_scenario,
+    node_subset,
     pod,
     volume_scenarios,
 )
@@ -46,9 +47,7 @@ def test_plugin_matches_reference(s: VolumeScenario) -> None:
 @SETTINGS
 @given(volume_scenarios(), st.randoms(use_true_random=False))
 def test_plugin_matches_reference_on_node_subsets(s: VolumeScenario, rng) -> None:
-    nodes = [int(i) for i in s.indices]
-    rng.shuffle(nodes)
-    check(s, np.array(nodes[:rng.randint(0, len(nodes))], dtype=np.int64))
+    check(s, node_subset(s.indices, rng))
 
 
 @SETTINGS

@@ -10,6 +10,7 @@ inline disks, drawn from small pools so that shared volumes, conflicts and limit
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import attrs
@@ -232,3 +233,11 @@ def with_claim_ref(pv: PersistentVolume, claim: PersistentVolumeClaim) -> Persis
     """The volume bound to the claim (as the binder's assume cache holds it)."""
     return attrs.evolve(pv, claim_ref=ClaimRef(claim.namespace, claim.name, claim.uid),
                         phase="Bound")
+
+
+def node_subset(nodes: Sequence[int], rng: random.Random) -> np.ndarray:
+    """A shuffled prefix of ``nodes`` (possibly empty): the node lists a plugin is also judged
+    on, as the walk hands them over."""
+    order = [int(i) for i in nodes]
+    rng.shuffle(order)
+    return np.array(order[:rng.randint(0, len(order))], dtype=np.int64)
