@@ -182,8 +182,10 @@ def test_renamed_copies_every_field_but_the_name() -> None:
     assert copy.name == "web-3" and pod.name == "web"
     assert attrs.evolve(copy, name="web") == pod
     assert copy.containers is pod.containers  # shared, not rebuilt
-    with pytest.raises(TypeError, match="name: expected a string, got int"):
+    with pytest.raises(ksched.ArgumentError, match="name: expected a string, got int"):
         pod.renamed(3)
+    with pytest.raises(ksched.ArgumentError, match="node_name: expected a string, got NoneType"):
+        pod.bound_to(None)
     bound = pod.bound_to("n1")
     assert (bound.node_name, pod.node_name) == ("n1", "")
     assert attrs.evolve(bound, node_name="") == pod

@@ -45,6 +45,7 @@ from ksched.api.fields import (
 )
 from ksched.api.pod_volume import Volume
 from ksched.constants import CPU, DEFAULT_SCHEDULER_NAME, MEMORY
+from ksched.errors import ArgumentError
 from ksched.labels import requirements_match
 from ksched.resources import pod_requests as aggregate_requests
 
@@ -338,7 +339,7 @@ class Pod:
 
     def _with_string(self, index: int, field: str, value: str) -> Pod:
         if type(value) is not str:
-            raise TypeError(f"{field}: expected a string, got {type(value).__name__}")
+            raise ArgumentError(f"{field}: expected a string, got {type(value).__name__}")
         values = list(_pod_values(self))
         values[index] = value
         return _copy_pod(values)
