@@ -170,16 +170,10 @@ def inline_volume_handle(volume: Volume) -> str:
         An EBS volume ID that is not one, an Azure disk that is not a managed one, a source
         without a translation here (Azure File, vSphere: never migrated by the scheduler).
     """
-    kind = volume.kind
-    if kind == "gcePersistentDisk":
+    if volume.kind == "gcePersistentDisk":
         return f"projects/{_UNSPECIFIED}/zones/{_UNSPECIFIED}/disks/{volume.pd_name}"
-    if kind == "awsElasticBlockStore":
-        return ebs_volume_handle(volume.volume_id)
-    if kind == "azureDisk":
-        _check_managed(volume.disk_kind)
-        return volume.disk_uri
-    if kind in ("cinder", "portworxVolume"):
-        return volume.volume_id
+    if (handle := _shared_handle(volume.kind, volume)) is not None:
+        return handle
     raise TranslationError(f"could not find in-tree plugin translation logic for "
                            f"{go_quote(volume.name)}")
 
@@ -194,18 +188,25 @@ def pv_volume_handle(pv: PersistentVolume) -> str:
         A GCE PD labelled with zones of several regions, an EBS volume ID that is not one, an
         Azure disk that is not a managed one, a source without a translation here.
     """
-    source = pv.source
-    if source == "gcePersistentDisk":
+    if pv.source == "gcePersistentDisk":
         return gce_pv_volume_handle(pv)
-    if source == "awsElasticBlockStore":
-        return ebs_volume_handle(pv.volume_id)
-    if source == "azureDisk":
-        _check_managed(pv.disk_kind)
-        return pv.disk_uri
-    if source in ("cinder", "portworxVolume"):
-        return pv.volume_id
+    if (handle := _shared_handle(pv.source, pv)) is not None:
+        return handle
     raise TranslationError(f"could not find in-tree plugin translation logic for "
                            f"{go_quote(pv.name)}")
+
+
+def _shared_handle(kind: str, source: Volume | PersistentVolume) -> str | None:
+    """The handle of the sources an inline volume and a PersistentVolume translate alike
+    (EBS, managed Azure disk, Cinder, Portworx); ``None`` for the others."""
+    if kind == "awsElasticBlockStore":
+        return ebs_volume_handle(source.volume_id)
+    if kind == "azureDisk":
+        _check_managed(source.disk_kind)
+        return source.disk_uri
+    if kind in ("cinder", "portworxVolume"):
+        return source.volume_id
+    return None
 
 
 def _check_managed(disk_kind: str) -> None:
