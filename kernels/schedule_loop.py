@@ -41,52 +41,37 @@ import numpy as np
 from ksched.constants import MAX_NODE_SCORE
 
 from ._jit import jit
-from .balanced_allocation import balanced_allocation_score
 from .inter_pod_affinity import (
     normalize_pod_affinity_scores,
     pod_affinity_code,
     pod_affinity_scores,
 )
-from .node_ports import ports_conflict
-from .node_volume_limits import exceeds_limit
-from .node_resources_fit import fit_code, resource_allocation_score
-from .normalize import default_normalize_score
-from .pod_topology_spread import (
-    counter_slot,
-    spread_filter_code,
-    spread_minimums,
-    spread_scores,
+from .loop_steps import (
+    EVALUATED_AT,
+    KNOWN_FAILURE,
+    NEW_FAILURE,
+    NEXT_START_AT,
+    PLACED_AT,
+    W_BALANCED,
+    W_FIT,
+    W_POD_AFFINITY,
+    W_SPREAD,
+    attach_ok,
+    fits,
+    known_failure,
+    local_ok,
+    norm_varies_for,
+    place,
+    rescore,
 )
+from .node_ports import ports_conflict
+from .normalize import default_normalize_score
+from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
 from .select import num_feasible_nodes_to_find, select_host
+from .tree_run import new_trees, tree_classes, tree_run
 
-W_FIT, W_BALANCED, W_SPREAD, W_POD_AFFINITY = range(4)
-#: Slots of the ``state`` counters: nextStartNodeIndex, placements so far, nodes evaluated so
-#: far; the round-robin index and the next random draw are :mod:`ksched.kernels.select`'s
-#: (``ROUND_ROBIN_AT``, ``NEXT_DRAW_AT``).
-NEXT_START_AT, PLACED_AT, EVALUATED_AT = 0, 2, 4
-#: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
-KNOWN_FAILURE = -1
-#: ``out_node`` of a pod that failed afresh: the loop returns right after it.
-NEW_FAILURE = -2
-
-
-@jit(inline="always")
-def _fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only):
-    """NodeResourcesFit's Filter on one node (:func:`fit_code`, stopping at a failure)."""
-    return fit_code(allocatable, requested, node, request_row, fit_cols, pods_col, count_only,
-                    0, True, request_row, False, requested, False) == 0
-
-
-@jit
-def _attach_ok(node, c, attach):
-    """NodeVolumeLimits' Filter on one node for a pod of class ``c`` whose volumes are
-    attached nowhere yet (:func:`exceeds_limit`); ``attach``: (attach_group, attach_limits,
-    attached, attach_adds, attach_any)."""
-    attach_group, attach_limits, attached, attach_adds, attach_any = attach
-    group = attach_group[node]
-    if not attach_any[c, group]:
-        return True
-    return not exceeds_limit(node, attach_limits, attached, attach_adds[c, group])
+__all__ = ["schedule_loop", "EVALUATED_AT", "KNOWN_FAILURE", "NEW_FAILURE", "NEXT_START_AT",
+           "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY", "W_SPREAD"]
 
 
 @jit
@@ -104,7 +89,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
                   ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows,
                   ipa_affinity_empty, attach_group, attach_limits, attached, has_attach,
-                  attach_adds, attach_any, out_node, out_start):
+                  attach_adds, attach_any, use_tree, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -131,6 +116,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         first-pod-of-a-group rule; ``ipa_updates`` (row, amount, column, class whose
         affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
     attached : the attach-limit counts, updated in place (see the module's arrays).
+    use_tree : select by :mod:`ksched.kernels.selection_tree` for the classes it serves
+        (:func:`_tree_classes`); ``False``: the plain walk for every pod (same placements).
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -143,24 +130,52 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     normalized = np.empty(num_nodes, dtype=np.int64)
     fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
     seen = np.zeros(counter_counts.shape[1], dtype=np.bool_)
+    raw = np.empty(num_nodes, dtype=np.int64)
     # The last pod's full walk, kept for the next pod of the same class (see the reuse below).
     last_class, last_position, count = -1, -1, 0
-    for p in range(begin, pod_class.shape[0]):
+    to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
+    trees = new_trees(tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree,
+                                   has_subset, spread_indptr, soft_indptr, ipa_affinity_indptr,
+                                   ipa_anti_indptr, ipa_existing_indptr, ipa_score_indptr,
+                                   weights, norm_varies, norm_weight), walk_order)
+    attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
+    local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
+             pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
+             has_attach, attach)
+    scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
+               node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
+               cached_version, cached_score)
+    placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
+                 port_count, node_version, has_attach, attach_group, attached, attach_adds,
+                 counter_match, counter_included, counter_counts, counter_kind, labels,
+                 counter_column, empty_id, empty_slot, ipa_update_indptr, ipa_updates, ipa_rows,
+                 ipa_affinity_empty)
+    p = begin
+    while p < pod_class.shape[0]:
         c = pod_class[p]
+        if trees[0][c] >= 0:
+            last_class, last_position = -1, -1
+            p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
+                                  fail_epoch, out_node, out_start, trees, local, scoring,
+                                  placement)
+            if stopped:
+                return p
+            continue
         start = state[NEXT_START_AT]
         out_start[p] = start
-        walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
-        n_all = walk.shape[0]
-        if fail_epoch[c] == state[PLACED_AT]:
-            out_node[p] = KNOWN_FAILURE
-            state[NEXT_START_AT] = (start + n_all) % num_nodes
+        n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
+        if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
+            p += 1
             continue
+        walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
         checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
         fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
-        request_row = request[c]
+        request_row, ok_row = request[c], static_ok[c]
+        count_only_c, attach_c = count_only[c], has_attach[c]
         fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
         ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
         static_row, version_row, score_row = static_score[c], cached_version[c], cached_score[c]
+        chosen, processed = -1, n_all
         entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
         soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
         affinity = ipa_affinity[ipa_affinity_indptr[c]:ipa_affinity_indptr[c + 1]]
@@ -171,97 +186,67 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
         minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
                                   counter_counts)
-        attach_c = has_attach[c]
-        attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         reused = False
         if c == last_class and last_position >= 0:
             node = feasible[last_position]
-            still = ((checks.shape[0] == 0 or not ports_conflict(port_count, node, checks))
-                     and (not fit_enabled or _fits(allocatable, requested, node, pods_col,
-                                                   request_row, fit_cols_c, count_only[c]))
-                     and (not attach_c or _attach_ok(node, c, attach)))
-            if still:
-                _rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
-                         shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
-                         fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                         static_row, version_row, score_row)
+            if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                        request_row, fit_cols_c, count_only_c, port_count, c, attach_c, attach):
+                rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
+                        shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
+                        fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
+                        static_row, version_row, score_row)
                 totals[last_position] = normalized[last_position] + score_row[node]
                 reused = True
-            elif not _norm_varies(c, norm_varies, norm_weight):
+            elif not norm_varies_for(c, norm_varies, norm_weight):
                 count -= 1
                 feasible[last_position:count] = feasible[last_position + 1:count + 1]
                 totals[last_position:count] = totals[last_position + 1:count + 1]
                 normalized[last_position:count] = normalized[last_position + 1:count + 1]
                 reused = True
         last_class, last_position = -1, -1
-        if reused:
-            processed = n_all
-        else:
+        if not reused:
             to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
-            count, processed = _walk(walk, start, to_find, static_ok[c], checks, fit_enabled,
-                                     allocatable, requested, pods_col, request_row, fit_cols_c,
-                                     count_only[c], port_count, feasible, entries, minimum,
-                                     labels, counter_column, counter_counts, pod_affinity,
-                                     affinity, anti, existing, first_of_group, ipa_rows,
-                                     c, attach_c, attach)
+            count, processed = _walk(
+                walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested,
+                pods_col, request_row, fit_cols_c, count_only_c, port_count, feasible,
+                entries, minimum, labels, counter_column, counter_counts, pod_affinity,
+                affinity, anti, existing, first_of_group, ipa_rows, c, attach_c, attach)
+        if count > 1 and not reused:
+            for j in range(count):
+                node = feasible[j]
+                if version_row[node] != node_version[node]:  # checked here: calls cost
+                    rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
+                            shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
+                            fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
+                            static_row, version_row, score_row)
+                totals[j] = score_row[node]
+            _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
+                               norm_weight, normalized, raw)
+            totals[:count] += normalized[:count]
+            if pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
+                scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
+                normalize_pod_affinity_scores(scores)
+                totals[:count] += weights[W_POD_AFFINITY] * scores
+            if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
+                totals[:count] += weights[W_SPREAD] * spread_scores(
+                    feasible[:count], soft, require_all[c], labels, counter_column,
+                    counter_kind, counter_counts, empty_id, empty_slot, seen)
+        if count > 0:
+            position = select_host(totals[:count], tie_mode, draws, state) if count > 1 \
+                else 0
+            chosen = feasible[position]
+            if (processed == n_all and n_all == num_nodes and count > 1
+                    and entries.shape[0] == 0 and soft.shape[0] == 0 and not pod_affinity
+                    and pod_scores.shape[0] == 0):
+                last_class, last_position = c, position
         state[NEXT_START_AT] = (start + processed) % num_nodes
         state[EVALUATED_AT] += processed
-        if count == 0:
+        if chosen < 0:
             out_node[p] = NEW_FAILURE
             fail_epoch[c] = state[PLACED_AT]
             return p + 1
-        if count == 1:
-            position = 0
-        else:
-            if not reused:
-                for j in range(count):
-                    node = feasible[j]
-                    if version_row[node] != node_version[node]:  # checked here: calls cost
-                        _rescore(node, allocatable, requested, nonzero, fit_strategy,
-                                 fit_weights, shape_x, shape_y, weights, fractions, node_version,
-                                 fit_cols_row, fit_src_row, fit_req_row, ba_cols_row, ba_req_row,
-                                 ba_skip_c, static_row, version_row, score_row)
-                    totals[j] = score_row[node]
-                _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
-                                   norm_weight, normalized)
-                totals[:count] += normalized[:count]
-                if pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
-                    scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
-                    normalize_pod_affinity_scores(scores)
-                    totals[:count] += weights[W_POD_AFFINITY] * scores
-                if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
-                    totals[:count] += weights[W_SPREAD] * spread_scores(
-                        feasible[:count], soft, require_all[c], labels, counter_column,
-                        counter_kind, counter_counts, empty_id, empty_slot, seen)
-            position = select_host(totals[:count], tie_mode, draws, state)
-        chosen = feasible[position]
-        if (processed == n_all and n_all == num_nodes and count > 1 and entries.shape[0] == 0
-                and soft.shape[0] == 0 and not pod_affinity and pod_scores.shape[0] == 0):
-            last_class, last_position = c, position
-        out_node[p] = chosen
-        for col in range(request.shape[1]):
-            requested[chosen, col] += request[c, col]
-        requested[chosen, pods_col] += 1
-        nonzero[chosen, 0] += nonzero_add[c, 0]
-        nonzero[chosen, 1] += nonzero_add[c, 1]
-        for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
-            port_count[chosen, port_add[k]] += 1
-        node_version[chosen] += 1
-        if attach_c:
-            group = attach_group[chosen]
-            for col in range(attached.shape[1]):
-                attached[chosen, col] += attach_adds[c, group, col]
-        for k in range(counter_match.shape[1]):
-            if counter_match[c, k] and counter_included[k, chosen]:
-                counter_counts[k, counter_slot(counter_kind[k], chosen, labels, counter_column[k],
-                                               empty_id, empty_slot)] += 1
-        for u in range(ipa_update_indptr[c], ipa_update_indptr[c + 1]):
-            value = labels[chosen, ipa_updates[u, 2]]
-            if value >= 0:
-                ipa_rows[ipa_updates[u, 0], value] += ipa_updates[u, 1]
-                if ipa_updates[u, 3] >= 0:
-                    ipa_affinity_empty[ipa_updates[u, 3]] = False
-        state[PLACED_AT] += 1
+        place(p, chosen, c, out_node, state, placement)
+        p += 1
     return pod_class.shape[0]
 
 
@@ -281,19 +266,20 @@ def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, reques
         index += 1
         if index == n_all:
             index = 0
+        # :func:`local_ok`, written out: a call per node costs more than its checks.
         ok = ok_row[node]
         if ok and checks.shape[0] > 0:
             ok = not ports_conflict(port_count, node, checks)
         if ok and fit_enabled:
-            ok = _fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
+            ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
+        if ok and attach_c:
+            ok = attach_ok(node, c, attach)
         if ok and entries.shape[0] > 0:
             ok = spread_filter_code(node, entries, minimum, labels, counter_column,
                                     counter_counts) == 0
         if ok and pod_affinity:
             ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
                                    ipa_rows) == 0
-        if ok and attach_c:
-            ok = _attach_ok(node, c, attach)
         if ok:
             if count == to_find:
                 break
@@ -304,36 +290,9 @@ def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, reques
 
 
 @jit
-def _rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
-             weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
-             ba_skip, static_score, cached_version, cached_score):
-    """Recompute one class's weighted resource and static score of ``node`` into its cache
-    row (the class's rows of the tables are passed). These scores need no normalisation, so
-    they only change when the node's requests do."""
-    score = np.int64(0)
-    if weights[W_FIT] != 0:
-        score += weights[W_FIT] * resource_allocation_score(
-            fit_strategy, allocatable, requested, nonzero, node, fit_cols, fit_src, fit_req,
-            fit_weights, shape_x, shape_y)
-    if weights[W_BALANCED] != 0 and not ba_skip:
-        score += weights[W_BALANCED] * balanced_allocation_score(
-            allocatable, requested, node, ba_cols, ba_req, fractions)
-    cached_score[node] = score + static_score[node]
-    cached_version[node] = node_version[node]
-
-
-@jit(inline="always")
-def _norm_varies(c, norm_varies, norm_weight):
-    """Whether some normalised node-static score of class ``c`` differs between nodes."""
-    for k in range(norm_weight.shape[0]):
-        if norm_weight[k] != 0 and norm_varies[c, k]:
-            return True
-    return False
-
-
-@jit
-def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_weight, out):
-    """The weighted, normalised node-static scores of the feasible nodes, into ``out``.
+def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_weight, out, raw):
+    """The weighted, normalised node-static scores of the feasible nodes, into ``out``
+    (``raw``: scratch room, as long).
 
     A score whose raw value is 0 on every node normalises to the same value everywhere,
     which changes no ranking, so it is left out.
@@ -342,8 +301,7 @@ def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_we
     out[:n] = 0
     for k in range(norm_weight.shape[0]):
         if norm_weight[k] != 0 and norm_varies[c, k]:
-            raw = np.empty(n, dtype=np.int64)
             for i in range(n):
                 raw[i] = norm_raw[c, k, feasible[i]]
-            default_normalize_score(raw, MAX_NODE_SCORE, norm_reverse[k])
-            out[:n] += norm_weight[k] * raw
+            default_normalize_score(raw[:n], MAX_NODE_SCORE, norm_reverse[k])
+            out[:n] += norm_weight[k] * raw[:n]

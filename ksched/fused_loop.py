@@ -155,6 +155,9 @@ class FusedLoop:
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity)
         self._arrays: dict[str, Any] | None = None
+        #: Select by a tree over the node walk where the loop can (``False``: the plain walk
+        #: for every pod; the placements are the same).
+        self.tree_selection = True
 
     @property
     def counters(self) -> list:
@@ -484,7 +487,7 @@ class FusedLoop:
             ipa_affinity_empty=counts.affinity_empty,
             cached_version=self.cached_version, cached_score=self.cached_score,
             attach_group=table.group, attach_limits=table.limits, attached=table.attached,
-            out_node=out_node, out_start=out_start)
+            use_tree=self.tree_selection, out_node=out_node, out_start=out_start)
         return int(stop)
 
 

@@ -1,0 +1,141 @@
+"""The steps of one pod's cycle that the fused loop's two selections share
+(:mod:`ksched.kernels.schedule_loop`'s window walk and :mod:`ksched.kernels.tree_run`'s tree):
+the node-local filters, the node-local scores, and ``assume``.
+
+They are compiled without reference counting (``_nrt=False``): they allocate nothing, and a
+call that passes arrays to a reference-counted function pays an atomic increment and decrement
+per array, which costs more than the checks themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .balanced_allocation import balanced_allocation_score
+from .node_ports import ports_conflict
+from .node_resources_fit import fit_code, resource_allocation_score
+from .node_volume_limits import exceeds_limit
+from .pod_topology_spread import counter_slot
+
+W_FIT, W_BALANCED, W_SPREAD, W_POD_AFFINITY = range(4)
+#: Slots of the ``state`` counters: nextStartNodeIndex, placements so far, nodes evaluated so
+#: far; the round-robin index and the next random draw are :mod:`ksched.kernels.select`'s
+#: (``ROUND_ROBIN_AT``, ``NEXT_DRAW_AT``).
+NEXT_START_AT, PLACED_AT, EVALUATED_AT = 0, 2, 4
+#: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
+KNOWN_FAILURE = -1
+#: ``out_node`` of a pod that failed afresh: the loop returns right after it.
+NEW_FAILURE = -2
+
+
+@jit(inline="always")
+def fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only):
+    """NodeResourcesFit's Filter on one node (:func:`fit_code`, stopping at a failure)."""
+    return fit_code(allocatable, requested, node, request_row, fit_cols, pods_col, count_only,
+                    0, True, request_row, False, requested, False) == 0
+
+
+@jit(_nrt=False)
+def attach_ok(node, c, attach):
+    """NodeVolumeLimits' Filter on one node for a pod of class ``c`` whose volumes are
+    attached nowhere yet (:func:`exceeds_limit`); ``attach``: (attach_group, attach_limits,
+    attached, attach_adds, attach_any)."""
+    attach_group, attach_limits, attached, attach_adds, attach_any = attach
+    group = attach_group[node]
+    if not attach_any[c, group]:
+        return True
+    return not exceeds_limit(node, attach_limits, attached, attach_adds[c, group])
+
+
+@jit(_nrt=False)
+def local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col, request_row,
+             fit_cols, count_only, port_count, c, attach_c, attach):
+    """The node-local filters on one node: the node-static verdict, host ports, resource fit
+    and attach limits (a placement changes them on its node only)."""
+    ok = ok_row[node]
+    if ok and checks.shape[0] > 0:
+        ok = not ports_conflict(port_count, node, checks)
+    if ok and fit_enabled:
+        ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
+    if ok and attach_c:
+        ok = attach_ok(node, c, attach)
+    return ok
+
+
+@jit(_nrt=False)
+def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
+            weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
+            ba_skip, static_score, cached_version, cached_score):
+    """Recompute one class's weighted resource and static score of ``node`` into its cache
+    row (the class's rows of the tables are passed). These scores need no normalisation, so
+    they only change when the node's requests do."""
+    score = np.int64(0)
+    if weights[W_FIT] != 0:
+        score += weights[W_FIT] * resource_allocation_score(
+            fit_strategy, allocatable, requested, nonzero, node, fit_cols, fit_src, fit_req,
+            fit_weights, shape_x, shape_y)
+    if weights[W_BALANCED] != 0 and not ba_skip:
+        score += weights[W_BALANCED] * balanced_allocation_score(
+            allocatable, requested, node, ba_cols, ba_req, fractions)
+    cached_score[node] = score + static_score[node]
+    cached_version[node] = node_version[node]
+
+
+@jit(inline="always")
+def norm_varies_for(c, norm_varies, norm_weight):
+    """Whether some normalised node-static score of class ``c`` differs between nodes."""
+    for k in range(norm_weight.shape[0]):
+        if norm_weight[k] != 0 and norm_varies[c, k]:
+            return True
+    return False
+
+
+@jit(_nrt=False)
+def known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
+    """Whether pod ``p`` of class ``c`` fails as its class last did, nothing having been placed
+    since: then it is recorded so, without a walk, and the start index moves past every node
+    (as a failed walk leaves it)."""
+    if fail_epoch[c] != state[PLACED_AT]:
+        return False
+    out_node[p] = KNOWN_FAILURE
+    state[NEXT_START_AT] = (start + n_all) % num_nodes
+    return True
+
+
+@jit(_nrt=False)
+def place(p, chosen, c, out_node, state, placement):
+    """``assume``: pod ``p`` of class ``c`` onto node ``chosen``, everything it adds counted
+    there. ``placement``: (request, requested, pods column, nonzero, nonzero_add,
+    port_add_indptr, port_add, port_count, node_version, has_attach, attach_group, attached,
+    attach_adds, counter_match, counter_included, counter_counts, counter_kind, labels,
+    counter_column, empty_id, empty_slot, ipa_update_indptr, ipa_updates, ipa_rows,
+    ipa_affinity_empty), as :func:`ksched.kernels.schedule_loop.schedule_loop` takes them."""
+    (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add, port_count,
+     node_version, has_attach, attach_group, attached, attach_adds, counter_match,
+     counter_included, counter_counts, counter_kind, labels, counter_column, empty_id,
+     empty_slot, ipa_update_indptr, ipa_updates, ipa_rows, ipa_affinity_empty) = placement
+    out_node[p] = chosen
+    for col in range(request.shape[1]):
+        requested[chosen, col] += request[c, col]
+    requested[chosen, pods_col] += 1
+    nonzero[chosen, 0] += nonzero_add[c, 0]
+    nonzero[chosen, 1] += nonzero_add[c, 1]
+    for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
+        port_count[chosen, port_add[k]] += 1
+    node_version[chosen] += 1
+    if has_attach[c]:
+        group = attach_group[chosen]
+        for col in range(attached.shape[1]):
+            attached[chosen, col] += attach_adds[c, group, col]
+    for k in range(counter_match.shape[1]):
+        if counter_match[c, k] and counter_included[k, chosen]:
+            counter_counts[k, counter_slot(counter_kind[k], chosen, labels, counter_column[k],
+                                           empty_id, empty_slot)] += 1
+    for u in range(ipa_update_indptr[c], ipa_update_indptr[c + 1]):
+        value = labels[chosen, ipa_updates[u, 2]]
+        if value >= 0:
+            ipa_rows[ipa_updates[u, 0], value] += ipa_updates[u, 1]
+            if ipa_updates[u, 3] >= 0:
+                ipa_affinity_empty[ipa_updates[u, 3]] = False
+    state[PLACED_AT] += 1

@@ -1,0 +1,215 @@
+"""Exact host selection without scanning: a tree over one pod class's node walk.
+
+``findNodesThatPassFilters`` walks the nodes from ``nextStartNodeIndex`` until it has found
+``numFeasibleNodesToFind`` feasible ones, and ``selectHost`` takes the top score among them,
+ties broken in walk order (``pkg/scheduler/schedule_one.go``). For a pod class whose verdicts
+and scores are node-local (a placement changes them on the chosen node only) and need no
+normalisation over the window, a segment tree over the walk order answers the same questions
+in O(log N) per pod: per segment it holds how many nodes are feasible, their top score and how
+many of them share it. Leaves are updated one at a time as placements change nodes.
+
+A tree is three arrays over ``2 * L`` slots (``L`` a power of two, at least the walk's length;
+leaf ``i`` at slot ``L + i``): ``count`` int32, ``best`` int64 (``NONE`` where nothing is
+feasible) and ``ties`` int32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .select import tie_index
+
+#: ``best`` of a segment with no feasible node.
+NONE = np.int64(-(2**62))
+#: Room :func:`select_in_tree` needs for a range's covering slots (two per tree level).
+SEGMENTS = 130
+
+
+@jit
+def tree_width(num_walk):
+    """``L``: the leaf count, a power of two, at least ``num_walk`` (and 1)."""
+    width = 1
+    while width < num_walk:
+        width *= 2
+    return width
+
+
+@jit(inline="always")
+def _combine(count, best, ties, slot):
+    """Slot ``slot`` from its two children."""
+    left, right = 2 * slot, 2 * slot + 1
+    count[slot] = count[left] + count[right]
+    if best[left] > best[right]:
+        best[slot], ties[slot] = best[left], ties[left]
+    elif best[right] > best[left]:
+        best[slot], ties[slot] = best[right], ties[right]
+    else:
+        best[slot], ties[slot] = best[left], ties[left] + ties[right]
+
+
+@jit(inline="always")
+def set_leaf(count, best, ties, position, feasible, score):
+    """Leaf ``position`` becomes (``feasible``, ``score``); its ancestors follow."""
+    width = count.shape[0] // 2
+    slot = width + position
+    if feasible:
+        count[slot], best[slot], ties[slot] = 1, score, 1
+    else:
+        count[slot], best[slot], ties[slot] = 0, NONE, 0
+    slot //= 2
+    while slot >= 1:
+        _combine(count, best, ties, slot)
+        slot //= 2
+
+
+@jit
+def build(count, best, ties, feasible, score):
+    """Fill a tree from its leaves (``feasible`` bool[n], ``score`` int64[n], n <= L)."""
+    width = count.shape[0] // 2
+    count[width:] = 0
+    best[width:] = NONE
+    ties[width:] = 0
+    for i in range(feasible.shape[0]):
+        if feasible[i]:
+            count[width + i], best[width + i], ties[width + i] = 1, score[i], 1
+    for slot in range(width - 1, 0, -1):
+        _combine(count, best, ties, slot)
+
+
+@jit(inline="always")
+def count_before(count, end):
+    """How many leaves in ``[0, end)`` are feasible."""
+    width = count.shape[0] // 2
+    total = 0
+    lo, hi = width, width + end
+    while lo < hi:
+        if lo & 1:
+            total += count[lo]
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            total += count[hi]
+        lo //= 2
+        hi //= 2
+    return total
+
+
+@jit(inline="always")
+def kth_feasible(count, k):
+    """The leaf of the ``k``-th feasible node (1-based, ``k <= count[1]``)."""
+    width = count.shape[0] // 2
+    slot = 1
+    while slot < width:
+        if count[2 * slot] >= k:
+            slot = 2 * slot
+        else:
+            k -= count[2 * slot]
+            slot = 2 * slot + 1
+    return slot - width
+
+
+@jit(inline="always")
+def kth_from(count, start, k):
+    """The leaf of the ``k``-th feasible node walking circularly from leaf ``start``."""
+    before = count_before(count, start)
+    after = count[1] - before
+    if k <= after:
+        return kth_feasible(count, before + k)
+    return kth_feasible(count, k - after)
+
+
+@jit(inline="always")
+def _top_in(count, best, ties, lo, hi, top, top_ties):
+    """Fold the top score and its tie count over leaves ``[lo, hi)`` into (top, top_ties)."""
+    width = count.shape[0] // 2
+    lo += width
+    hi += width
+    while lo < hi:
+        if lo & 1:
+            if best[lo] > top:
+                top, top_ties = best[lo], ties[lo]
+            elif best[lo] == top:
+                top_ties += ties[lo]
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            if best[hi] > top:
+                top, top_ties = best[hi], ties[hi]
+            elif best[hi] == top:
+                top_ties += ties[hi]
+        lo //= 2
+        hi //= 2
+    return top, top_ties
+
+
+@jit(inline="always")
+def _nth_top_in(best, ties, lo, hi, top, nth, segments):
+    """The leaf of the ``nth`` (0-based) node scoring ``top`` in ``[lo, hi)``, in leaf order,
+    or -1 with ``nth`` reduced by the matches there: returns (leaf, nth). ``segments`` is
+    scratch room for the range's covering slots (int64[2 * depth + 2])."""
+    width = best.shape[0] // 2
+    lo += width
+    hi += width
+    n_left, right_end = 0, segments.shape[0]
+    right_at = right_end
+    while lo < hi:
+        if lo & 1:
+            segments[n_left] = lo
+            n_left += 1
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            right_at -= 1
+            segments[right_at] = hi
+        lo //= 2
+        hi //= 2
+    for j in range(n_left + right_end - right_at):
+        slot = segments[j] if j < n_left else segments[right_at + j - n_left]
+        here = ties[slot] if best[slot] == top else 0
+        if nth >= here:
+            nth -= here
+            continue
+        while slot < width:
+            left = 2 * slot
+            matches = ties[left] if best[left] == top else 0
+            if nth < matches:
+                slot = left
+            else:
+                nth -= matches
+                slot = left + 1
+        return slot - width, nth
+    return -1, nth
+
+
+@jit(_nrt=False)
+def select_in_tree(count, best, ties, num_walk, start, to_find, tie_mode, draws, state,
+                   segments):
+    """The walk and ``selectHost`` of one pod from leaf ``start`` (``nextStartNodeIndex``
+    modulo the walk's length): returns (chosen leaf or -1 when no node is feasible, nodes
+    processed). The walk stops at the first feasible node beyond ``to_find``; the nodes
+    processed are those before it (all of them when it is not reached). The tie among the
+    top-score nodes of the window is taken as :func:`~ksched.kernels.select.select_host`
+    takes it (not asked when the window holds one node, as upstream skips scoring then)."""
+    feasible = count[1]
+    if feasible == 0:
+        return -1, num_walk
+    found = min(to_find, feasible)
+    processed = num_walk
+    if feasible > to_find:
+        processed = kth_from(count, start, to_find + 1) - start
+        if processed < 0:
+            processed += num_walk
+    last = kth_from(count, start, found)
+    if found == 1:
+        return last, processed
+    wraps = last < start
+    end = num_walk if wraps else last + 1
+    top, top_ties = _top_in(count, best, ties, start, end, NONE, 0)
+    if wraps:
+        top, top_ties = _top_in(count, best, ties, 0, last + 1, top, top_ties)
+    nth = tie_index(top_ties, tie_mode, draws, state)
+    leaf, nth = _nth_top_in(best, ties, start, end, top, nth, segments)
+    if leaf < 0:
+        leaf, nth = _nth_top_in(best, ties, 0, last + 1, top, nth, segments)
+    return leaf, processed

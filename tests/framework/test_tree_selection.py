@@ -1,0 +1,82 @@
+"""The fused loop's tree selection against its plain node walk over long batches: the same
+node for every pod, the same ``nextStartNodeIndex`` before every pod, the same round-robin
+index and random draws consumed (:mod:`ksched.kernels.selection_tree`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ksched
+from ksched.api import Container, Node, Pod
+from ksched.cache import Assumer
+from ksched.driver import Driver
+from ksched.framework.runtime import Framework
+from ksched.framework.tiebreak import TieBreaker
+from ksched.kernels.schedule_loop import KNOWN_FAILURE, NEW_FAILURE
+from ksched.profile import default_profile
+
+
+def _cluster(num_nodes: int) -> ksched.ClusterState:
+    """Three node shapes, repeated: whole runs of nodes tie on every score."""
+    shapes = [{"cpu": 4000, "memory": 8 << 30, "pods": 30},
+              {"cpu": 8000, "memory": 16 << 30, "pods": 30},
+              {"cpu": 4000, "memory": 32 << 30, "pods": 12}]
+    return ksched.ClusterState.from_records([
+        Node(f"n{i:05d}", allocatable=shapes[i % 7 % 3],
+             labels={"topology.kubernetes.io/zone": f"z{i % 3}"})
+        for i in range(num_nodes)])
+
+
+def _pods(count: int, seed: int) -> list[Pod]:
+    rng = np.random.default_rng(seed)
+    templates = [Pod("t", containers=[Container("c", requests=requests)]) for requests in
+                 ({"cpu": 100, "memory": 128 << 20}, {"cpu": 250}, {"cpu": 900, "memory": 2 << 30},
+                  {})]
+    picks = rng.choice(len(templates), size=count, p=[0.5, 0.3, 0.15, 0.05])
+    return [templates[k].renamed(f"p{i}") for i, k in enumerate(picks)]
+
+
+def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_break: str,
+         tree: bool) -> tuple[np.ndarray, ...]:
+    """The whole batch through the fused loop alone: (node per pod, start index per pod,
+    counters after, requests after)."""
+    framework = Framework(default_profile())
+    tie_breaker = TieBreaker(tie_break, 11)
+    tie_breaker.reserve(len(pods))
+    driver = Driver(Assumer(cluster, pods), tie_breaker, percentage, pending=pods)
+    fast = driver.fast_path(framework)
+    fast.tree_selection = tree
+    classes = np.array([fast.class_of(p, driver.assumer.state) for p in pods], np.int64)
+    out_node = np.zeros(len(pods), np.int64)
+    out_start = np.zeros(len(pods), np.int64)
+    done = 0
+    while done < len(pods):
+        done = driver.run_loop(fast, classes, done, out_node, out_start)
+    counters = driver.counters
+    return (out_node, out_start,
+            np.array([counters.next_start_index, counters.placed, counters.nodes_evaluated,
+                      tie_breaker.last_node_index, tie_breaker.next_draw]),
+            driver.assumer.state.requested)
+
+
+@pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break"), [
+    (1000, 100_000, 0, "round-robin"),
+    (240, 20_000, 100, "round-robin"),
+    (1000, 20_000, 0, "random"),
+    (130, 20_000, 30, "random"),
+])
+def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
+                                        tie_break: str) -> None:
+    cluster, batch = _cluster(num_nodes), _pods(pods, num_nodes)
+    tree = _run(cluster, batch, percentage, tie_break, tree=True)
+    walk = _run(cluster, batch, percentage, tie_break, tree=False)
+    nodes, starts, counters, requested = tree
+    assert np.array_equal(starts, walk[1])
+    assert np.array_equal(nodes, walk[0])
+    assert np.array_equal(counters, walk[2])
+    assert np.array_equal(requested, walk[3])
+    # The batch fills the cluster: it holds placements, first failures and known failures.
+    assert (nodes >= 0).sum() > pods // 10
+    assert (nodes == NEW_FAILURE).any()
+    assert (nodes == KNOWN_FAILURE).any() or pods < 100_000

@@ -1,0 +1,139 @@
+"""The selection tree (:mod:`ksched.kernels.selection_tree`) against the plain walk it stands
+for: ``findNodesThatPassFilters`` from the start index until ``numFeasibleNodesToFind`` feasible
+nodes are found, then ``selectHost`` over them in walk order."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ksched.kernels import select, selection_tree
+
+SETTINGS = settings(max_examples=300, deadline=None)
+
+
+def reference_walk(feasible: list[bool], scores: list[int], start: int, to_find: int,
+                   mode: int, draws: np.ndarray, state: np.ndarray) -> tuple[int, int]:
+    """The plain walk: (chosen position or -1, nodes processed), the counters in ``state``
+    advanced as :func:`ksched.kernels.select.select_host` advances them."""
+    n = len(feasible)
+    found, processed = [], 0
+    for step in range(n):
+        position = (start + step) % n
+        if feasible[position]:
+            if len(found) == to_find:
+                break
+            found.append(position)
+        processed += 1
+    if not found:
+        return -1, processed
+    if len(found) == 1:
+        return found[0], processed
+    at = select.select_host(np.array([scores[i] for i in found], np.int64), mode, draws, state)
+    return found[at], processed
+
+
+def _tree(feasible: list[bool], scores: list[int]) -> tuple[np.ndarray, ...]:
+    width = selection_tree.tree_width(len(feasible))
+    count = np.zeros(2 * width, np.int32)
+    best = np.zeros(2 * width, np.int64)
+    ties = np.zeros(2 * width, np.int32)
+    selection_tree.build(count, best, ties, np.array(feasible, np.bool_),
+                         np.array(scores, np.int64))
+    return count, best, ties
+
+
+def _select(tree: tuple[np.ndarray, ...], n: int, start: int, to_find: int, mode: int,
+            draws: np.ndarray, state: np.ndarray) -> tuple[int, int]:
+    segments = np.empty(selection_tree.SEGMENTS, np.int64)
+    leaf, processed = selection_tree.select_in_tree(*tree, n, start, to_find, mode, draws,
+                                                    state, segments)
+    return int(leaf), int(processed)
+
+
+nodes = st.integers(1, 70).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.integers(0, n - 1), st.integers(1, n + 2)))
+
+
+@SETTINGS
+@given(nodes, st.sampled_from([select.ROUND_ROBIN, select.RANDOM]), st.integers(0, 50))
+def test_one_selection_matches_the_walk(case, mode: int, index: int) -> None:
+    feasible, scores, start, to_find = case
+    draws = np.random.default_rng(index).integers(0, 1 << 30, 4)
+    want_state = np.array([0, index, 0, 0, 0], np.int64)
+    got_state = want_state.copy()
+    want = reference_walk(feasible, scores, start, to_find, mode, draws, want_state)
+    got = _select(_tree(feasible, scores), len(feasible), start, to_find, mode, draws,
+                  got_state)
+    assert got == want
+    assert got_state.tolist() == want_state.tolist()
+
+
+@SETTINGS
+@given(nodes, st.lists(st.tuples(st.integers(0, 10**6), st.booleans(), st.integers(0, 3)),
+                       max_size=30))
+def test_leaf_updates_keep_the_tree_equal_to_a_fresh_one(case, updates) -> None:
+    feasible, scores, start, to_find = case
+    tree = _tree(feasible, scores)
+    for where, ok, score in updates:
+        position = where % len(feasible)
+        feasible[position], scores[position] = ok, score
+        selection_tree.set_leaf(*tree, position, ok, score)
+    fresh = _tree(feasible, scores)
+    for got, want in zip(tree, fresh):
+        assert got.tolist() == want.tolist()
+    draws = np.zeros(1, np.int64)
+    state = np.zeros(5, np.int64)
+    want_state = state.copy()
+    assert _select(tree, len(feasible), start, to_find, select.ROUND_ROBIN, draws, state) == \
+        reference_walk(feasible, scores, start, to_find, select.ROUND_ROBIN, draws, want_state)
+
+
+def test_a_long_run_of_placements_follows_the_walk() -> None:
+    """Thousands of selections on one tree, each placement lowering the chosen node's score
+    and filling it after three pods, as the fused loop does: the chosen nodes, the nodes
+    processed (so ``nextStartNodeIndex``) and the round-robin index agree at every step."""
+    rng = np.random.default_rng(7)
+    n, to_find = 257, 40
+    feasible = [bool(v) for v in rng.random(n) < 0.9]
+    scores = [int(v) for v in rng.integers(5, 8, n)]
+    pods_on = [0] * n
+    tree = _tree(feasible, scores)
+    draws = np.zeros(1, np.int64)
+    state, want_state = np.zeros(5, np.int64), np.zeros(5, np.int64)
+    start = 0
+    for _ in range(3000):
+        want = reference_walk(feasible, scores, start % n, to_find, select.ROUND_ROBIN, draws,
+                              want_state)
+        got = _select(tree, n, start % n, to_find, select.ROUND_ROBIN, draws, state)
+        assert got == want
+        assert state.tolist() == want_state.tolist()
+        chosen, processed = got
+        start += processed
+        if chosen < 0:
+            break
+        pods_on[chosen] += 1
+        scores[chosen] -= 1
+        feasible[chosen] = pods_on[chosen] < 3
+        selection_tree.set_leaf(*tree, chosen, feasible[chosen], scores[chosen])
+    assert chosen == -1  # the nodes filled up: the last pod fits nowhere
+
+
+def test_no_feasible_node_processes_the_whole_walk() -> None:
+    tree = _tree([False] * 5, [0] * 5)
+    assert _select(tree, 5, 3, 2, select.ROUND_ROBIN, np.zeros(1, np.int64),
+                   np.zeros(5, np.int64)) == (-1, 5)
+
+
+def test_ties_are_taken_in_walk_order_across_the_wrap() -> None:
+    """Scores 9 at positions 1 and 4; the walk from 3 meets 4 first, then 1 after the wrap:
+    round-robin index 0 takes 4, index 1 takes 1."""
+    tree = _tree([True] * 5, [0, 9, 0, 0, 9])
+    draws = np.zeros(1, np.int64)
+    state = np.zeros(5, np.int64)
+    assert _select(tree, 5, 3, 5, select.ROUND_ROBIN, draws, state) == (4, 5)
+    assert _select(tree, 5, 3, 5, select.ROUND_ROBIN, draws, state) == (1, 5)
+    assert state[select.ROUND_ROBIN_AT] == 2
