@@ -28,7 +28,7 @@ MISSING_LABEL, SKEWED = 1, 2
 MAX_SCORE = 100
 
 
-@jit
+@jit(_nrt=False)
 def counter_slot(kind, node, labels, column, empty_id, empty_slot):
     """Where a counter of kind ``kind`` (``BY_*``) over label ``column`` files ``node``:
     ``empty_id`` is the value id of "" (-1 when unused), ``empty_slot`` the slot of the ""

@@ -89,7 +89,7 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                   ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
                   ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows,
                   ipa_affinity_empty, attach_group, attach_limits, attached, has_attach,
-                  attach_adds, attach_any, use_tree, out_node, out_start):
+                  attach_adds, attach_any, use_tree, node_unique, out_node, out_start):
     """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
     fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -117,7 +117,9 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
     attached : the attach-limit counts, updated in place (see the module's arrays).
     use_tree : select by :mod:`ksched.kernels.selection_tree` for the classes it serves
-        (:func:`_tree_classes`); ``False``: the plain walk for every pod (same placements).
+        (:func:`~ksched.kernels.tree_run.tree_classes`); ``False``: the plain walk for every
+        pod (same placements). node_unique : bool[K], per label column, no two nodes share a
+        value (hostnames).
     out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
     out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
     The loop returns early, after recording it, at a pod that fails while the cluster has
@@ -136,12 +138,15 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
     to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
     trees = new_trees(tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree,
                                    has_subset, spread_indptr, soft_indptr, ipa_affinity_indptr,
-                                   ipa_anti_indptr, ipa_existing_indptr, ipa_score_indptr,
-                                   weights, norm_varies, norm_weight), walk_order)
+                                   ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
+                                   ipa_score_indptr, weights, norm_varies, norm_weight,
+                                   node_unique, ipa_rows, ipa_update_indptr, ipa_updates),
+                     walk_order)
     attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
     local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
              pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
              has_attach, attach)
+    anti_terms = (ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels, ipa_rows)
     scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
                node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
                cached_version, cached_score)
@@ -156,8 +161,8 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
         if trees[0][c] >= 0:
             last_class, last_position = -1, -1
             p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
-                                  fail_epoch, out_node, out_start, trees, local, scoring,
-                                  placement)
+                                  fail_epoch, out_node, out_start, trees, local, anti_terms,
+                                  scoring, placement)
             if stopped:
                 return p
             continue

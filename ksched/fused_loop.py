@@ -91,6 +91,16 @@ def _of_kind(entries: Sequence[tuple[str, Any]], kind: Any, kind_of: Any) -> tup
     return next(((n, p) for n, p in entries if kind_of(p) is kind), ("", None))
 
 
+def _node_unique(labels: np.ndarray) -> np.ndarray:
+    """Per label column, whether no two nodes share a value (as hostnames name one node)."""
+    unique = np.ones(labels.shape[1], dtype=np.bool_)
+    for column in range(labels.shape[1]):
+        values = labels[:, column]
+        values = values[values >= 0]
+        unique[column] = values.size == 0 or np.bincount(values).max() <= 1
+    return unique
+
+
 _UNSEEN = object()
 #: The attach table of runs that count no volumes, per node count.
 _NO_ATTACH: dict[int, AttachTable] = {}
@@ -457,7 +467,8 @@ class FusedLoop:
             norm_reverse=np.array([s[3] is Normalization.REVERSE for s in self.normalized],
                                   dtype=np.bool_),
             norm_weight=np.array([s[2] for s in self.normalized], dtype=np.int64),
-            labels=self.layout.labels, has_scoring=self.framework.has_scoring,
+            labels=self.layout.labels, node_unique=_node_unique(self.layout.labels),
+            has_scoring=self.framework.has_scoring,
             fit_enabled=self.fit is not None)
 
     def counts_attachments(self) -> bool:

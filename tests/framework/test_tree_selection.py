@@ -4,11 +4,12 @@ index and random draws consumed (:mod:`ksched.kernels.selection_tree`)."""
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 
 import ksched
-from ksched.api import Container, Node, Pod
+from ksched.api import Container, LabelSelector, Node, Pod, PodAffinity, PodAffinityTerm
 from ksched.cache import Assumer
 from ksched.driver import Driver
 from ksched.framework.runtime import Framework
@@ -24,15 +25,24 @@ def _cluster(num_nodes: int) -> ksched.ClusterState:
               {"cpu": 4000, "memory": 32 << 30, "pods": 12}]
     return ksched.ClusterState.from_records([
         Node(f"n{i:05d}", allocatable=shapes[i % 7 % 3],
-             labels={"topology.kubernetes.io/zone": f"z{i % 3}"})
+             labels={"topology.kubernetes.io/zone": f"z{i % 3}",
+                     "kubernetes.io/hostname": f"n{i:05d}"})
         for i in range(num_nodes)])
 
 
-def _pods(count: int, seed: int) -> list[Pod]:
+def _pods(count: int, seed: int, anti_affinity: bool = False) -> list[Pod]:
+    """Four templates; with ``anti_affinity`` two of them keep apart per host (a tree
+    class: a hostname names one node) or per zone (the walk)."""
     rng = np.random.default_rng(seed)
     templates = [Pod("t", containers=[Container("c", requests=requests)]) for requests in
                  ({"cpu": 100, "memory": 128 << 20}, {"cpu": 250}, {"cpu": 900, "memory": 2 << 30},
                   {})]
+    if anti_affinity:
+        for k, key in ((0, "kubernetes.io/hostname"), (2, "topology.kubernetes.io/zone")):
+            app = f"app{k}"
+            term = PodAffinityTerm(key, LabelSelector({"app": app}))
+            templates[k] = attrs.evolve(templates[k], labels={"app": app},
+                                        pod_anti_affinity=PodAffinity(required=(term,)))
     picks = rng.choice(len(templates), size=count, p=[0.5, 0.3, 0.15, 0.05])
     return [templates[k].renamed(f"p{i}") for i, k in enumerate(picks)]
 
@@ -60,15 +70,16 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
             driver.assumer.state.requested)
 
 
-@pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break"), [
-    (1000, 100_000, 0, "round-robin"),
-    (240, 20_000, 100, "round-robin"),
-    (1000, 20_000, 0, "random"),
-    (130, 20_000, 30, "random"),
+@pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break", "anti_affinity"), [
+    (1000, 100_000, 0, "round-robin", False),
+    (240, 20_000, 100, "round-robin", False),
+    (1000, 20_000, 0, "random", False),
+    (130, 20_000, 30, "random", False),
+    (700, 20_000, 0, "round-robin", True),
 ])
 def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
-                                        tie_break: str) -> None:
-    cluster, batch = _cluster(num_nodes), _pods(pods, num_nodes)
+                                        tie_break: str, anti_affinity: bool) -> None:
+    cluster, batch = _cluster(num_nodes), _pods(pods, num_nodes, anti_affinity)
     tree = _run(cluster, batch, percentage, tie_break, tree=True)
     walk = _run(cluster, batch, percentage, tie_break, tree=False)
     nodes, starts, counters, requested = tree
