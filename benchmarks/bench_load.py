@@ -1,6 +1,9 @@
 """Loading ``kubectl get nodes,pods -A -o json`` snapshots.
 
 - 5,000 nodes and 50,000 running pods, in-process (target: under 10 s);
+- 100,000 pending pods (``kubectl get pods -A -o json``) straight into a pod table
+  (:func:`ksched.load_pods`: each distinct spec read once, :mod:`ksched.pod_loading`), and the
+  same file through the ordinary reader for comparison;
 - 20,000 nodes and 100,000 pods, in a fresh process that reports the time and its peak RSS:
   the lean objects of :func:`ksched.workloads.kubectl_snapshot` in kubectl's layout (about
   310 MB; issue 11's target: under 8 s and 1.5 GB on a slow 2-core machine), and realistic
@@ -23,7 +26,9 @@ import pytest
 
 import ksched
 from benchmarks.snapshot import cached_snapshot
-from ksched.workloads import kubectl_snapshot
+from ksched.io import read_objects
+from ksched.pod_table import PodTable
+from ksched.workloads import kubectl_pending_pods, kubectl_snapshot
 
 #: Peak RSS allowed for a 20,000-node, 100,000-pod snapshot (issue 11).
 PEAK_RSS_MB = 1536
@@ -41,6 +46,27 @@ def bench_load_kubectl_snapshot(benchmark, snapshot: Path) -> None:
     benchmark.extra_info.update(nodes=cluster.num_nodes, pods=len(cluster.pods),
                                 megabytes=snapshot.stat().st_size / 1e6)
     assert cluster.num_nodes == 5000 and len(cluster.pods) == 50000
+
+
+@pytest.fixture(scope="module")
+def pending(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("pending") / "pods.json"
+    path.write_text(json.dumps(kubectl_pending_pods(100_000)))
+    return path
+
+
+def _ordinary(path: Path) -> PodTable:
+    return PodTable.of(read_objects(path).pending_pods)
+
+
+@pytest.mark.parametrize("how", ["table", "ordinary"])
+def bench_load_100000_pending_pods(benchmark, pending: Path, how: str) -> None:
+    load = ksched.load_pods if how == "table" else _ordinary
+    table = benchmark.pedantic(load, args=(pending,), rounds=3, iterations=1)
+    benchmark.extra_info.update(pods=len(table), specs=len(table.specs),
+                                pods_per_second=len(table) / benchmark.stats.stats.median,
+                                megabytes=pending.stat().st_size / 1e6)
+    assert len(table) == 100_000 and len(table.specs) == 280
 
 
 _PROGRAM = """

@@ -7,14 +7,19 @@ The compiled code goes to a per-user cache directory, never next to the sources:
 default writes ``__pycache__/*.nbi`` files into site-packages, which fails on a read-only
 install and, on a writable one, leaves a ``ksched`` folder behind when pip uninstalls the
 package (an editable install made afterwards is then shadowed by it). ``NUMBA_CACHE_DIR``,
-when set, wins, as numba documents.
+when set, wins, as numba documents. Inside it, each version of the kernels' sources has its
+own folder (:func:`kernel_cache_dir`), and old versions' folders are removed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import importlib.util
 import os
+import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -49,23 +54,89 @@ def cache_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="ksched-numba-"))
 
 
+#: How many versions of the kernels keep their compiled code (the one running and the most
+#: recently used others), so that two installs used in turn do not recompile each other's.
+KEPT_VERSIONS = 3
+_VERSION_PREFIX = "ksched-"
+_DEPENDENCY = re.compile(r"^from (ksched\.[\w.]+) import", re.MULTILINE)
+
+
+def kernel_sources() -> list[Path]:
+    """The files the compiled kernels are made of: every module of this package and the
+    ksched modules they import (their constants are frozen into the compiled code)."""
+    here = Path(__file__).parent
+    files = sorted(here.glob("*.py"))
+    imported = {name for path in files for name in _DEPENDENCY.findall(path.read_text("utf-8"))}
+    for name in sorted(imported - {f"ksched.kernels.{path.stem}" for path in files}):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    return files
+
+
+def sources_digest() -> str:
+    """A digest of :func:`kernel_sources` and numba's version.
+
+    numba checks only a function's own source file before reusing its compiled code, not the
+    files of the kernels it calls: a changed callee would otherwise run stale inside an
+    unchanged caller. Keeping each version of the sources in its own folder rules that out."""
+    digest = hashlib.sha256(f"numba {numba.__version__}".encode())
+    for path in kernel_sources():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 @functools.cache
-def _cache_dir() -> str:
-    return str(cache_dir())
+def kernel_cache_dir() -> Path:
+    """This version's folder in :func:`cache_dir`. The folders of versions not among the
+    :data:`KEPT_VERSIONS` most recently used are removed, and, in ksched's own cache folder
+    (not one ``NUMBA_CACHE_DIR`` names, which other programs share), anything else."""
+    root = cache_dir()
+    folder = root / f"{_VERSION_PREFIX}{sources_digest()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)  # marks it used
+    except OSError:
+        return folder  # numba then finds it unwritable, as any folder it cannot cache in
+    with contextlib.suppress(OSError):  # tidying up never stops a run
+        _remove_unused(root, folder, ours=not numba.config.CACHE_DIR)
+    return folder
+
+
+def _remove_unused(root: Path, current: Path, ours: bool) -> None:
+    def last_used(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    versions, others = [], []
+    for path in root.iterdir():
+        if path == current:
+            continue
+        if re.fullmatch(rf"{_VERSION_PREFIX}[0-9a-f]{{16}}", path.name):
+            versions.append(path)
+        elif ours:
+            others.append(path)
+    versions.sort(key=last_used, reverse=True)
+    for path in versions[KEPT_VERSIONS - 1:] + others:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 @contextlib.contextmanager
 def _caching_in_our_folder() -> Iterator[None]:
     """numba picks a function's cache folder when the function is decorated: point its
     setting at ours for that moment only, so other numba code in the process keeps its own."""
-    if numba.config.CACHE_DIR:  # NUMBA_CACHE_DIR is set: the user's choice
-        yield
-        return
-    numba.config.CACHE_DIR = _cache_dir()
+    chosen = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(kernel_cache_dir())
     try:
         yield
     finally:
-        numba.config.CACHE_DIR = ""
+        numba.config.CACHE_DIR = chosen
 
 
 def jit(func: Callable | None = None, **options: Any) -> Any:

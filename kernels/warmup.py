@@ -1,4 +1,7 @@
-"""Compile (or load from numba's disk cache) every kernel on tiny inputs."""
+"""Compile (or load from numba's disk cache) every kernel on tiny inputs, for benchmarks
+(:func:`ksched.warmup`). Commands do not call it: a run compiles what it calls, on first call
+(``ksched demo`` first schedules a three-node copy of its workload, so its timing excludes
+compilation)."""
 
 from __future__ import annotations
 

@@ -56,8 +56,9 @@ class Measurement:
 
 def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
             progress: Callable[[str], None] | None = None, profile: Any = None) -> Measurement:
-    """Build the workload, warm the kernels up on a small slice, then time ``rounds`` runs
-    (with ``profile``: a Profile or a configuration, as ``schedule_batch`` takes)."""
+    """Build the workload (its pods as a :class:`~ksched.pod_table.PodTable`, untimed), warm
+    the kernels up on a small slice, then time ``rounds`` runs of ``schedule_batch`` on the
+    table (with ``profile``: a Profile or a configuration, as ``schedule_batch`` takes)."""
     if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
         raise ArgumentError(f"measure: rounds: must be an integer >= 1, got {rounds!r}")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
@@ -81,7 +82,8 @@ def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
         seconds.append(time.perf_counter() - started)
         say(f"{workload.name}: round {i + 1}/{rounds}: {len(pods) / seconds[-1]:,.0f} pods/s")
     return Measurement(workload.name, cluster.num_nodes, len(pods), build, warmup,
-                       tuple(seconds), result.nodes_evaluated, len(result.scheduled))
+                       tuple(seconds), result.nodes_evaluated,
+                       int((result.node_rows >= 0).sum()))
 
 
 def workloads(names: list[str] | None) -> list[Workload]:

@@ -4,29 +4,33 @@ fixed-length view (:class:`BoundPods`), and the checks every bound pod list pass
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-
-import attrs
+from typing import Any
 
 from ksched.api import Pod
 from ksched.errors import InvalidObjectError
 from ksched.node_table import LazySequence
 from ksched.validation import go_quote
 
-__all__ = ["BoundPods", "check_unique", "checked_bound_pods", "pod_specs"]
+__all__ = ["BoundPods", "check_unique", "checked_bound_pods", "log_key", "log_pod", "pod_specs"]
 
 
 class BoundPods(LazySequence):
     """The bound pods of a state: an append-only log, read through a fixed-length view.
 
-    Pods placed during a batch are logged as ``(pod, node name)`` and get their bound record
-    (``spec.nodeName`` set) the first time they are read, so placing a pod costs no copy.
+    Pods placed during a batch are logged as ``(pod, node name)``; pods placed in bulk as the
+    pending pod alone (no ``spec.nodeName``) or as ``(pod table, row)`` when the table has not
+    made the pod yet (:func:`log_pod`), their node ``node_names[pod_node[row]]``. Each gets its
+    bound record (``spec.nodeName`` set) the first time it is read, so placing a pod costs no
+    copy.
     """
 
-    __slots__ = ("_log", "_length")
+    __slots__ = ("_log", "_length", "_pod_node", "_node_names")
 
-    def __init__(self, log: list, length: int | None = None) -> None:
+    def __init__(self, log: list, length: int | None = None, pod_node: Any = None,
+                 node_names: Sequence[str] | None = None) -> None:
         self._log = log
         self._length = len(log) if length is None else length
+        self._pod_node, self._node_names = pod_node, node_names
 
     def __len__(self) -> int:
         return self._length
@@ -34,9 +38,19 @@ class BoundPods(LazySequence):
     def _item(self, index: int) -> Pod:
         item = self._log[index]
         if type(item) is tuple:
-            pod, node_name = item
-            item = self._log[index] = attrs.evolve(pod, node_name=node_name)
+            first, second = item
+            if type(second) is str:
+                item = self._log[index] = first.bound_to(second)
+                return item
+            item = first[second]
+        elif item.node_name:
+            return item
+        item = self._log[index] = item.bound_to(self._node_names[int(self._pod_node[index])])
         return item
+
+    def entries(self) -> list:
+        """The log's entries of this view, as they are (a new list)."""
+        return self._log[:self._length]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
@@ -49,7 +63,23 @@ class BoundPods(LazySequence):
     def specs(self, start: int, stop: int) -> list[Pod]:
         """Pods ``start..stop`` as recorded, without making their bound copies (their labels,
         namespace and spec are those of the bound pods; only ``spec.nodeName`` may be unset)."""
-        return [item[0] if type(item) is tuple else item for item in self._log[start:stop]]
+        return [log_pod(item) for item in self._log[start:stop]]
+
+
+def log_pod(item: Pod | tuple) -> Pod:
+    """The pod of a log entry as recorded: a pod, ``(pod, node name)``, or ``(pod table,
+    row)`` (the table makes the pod); ``spec.nodeName`` may be unset."""
+    if type(item) is tuple:
+        first, second = item
+        return first if type(second) is str else first[second]
+    return item
+
+
+def log_key(item: Pod | tuple) -> str:
+    """The ``namespace/name`` of a log entry's pod (a table's row without making it)."""
+    if type(item) is tuple and type(item[1]) is not str:
+        return item[0].key_of(item[1])
+    return log_pod(item).key
 
 
 def pod_specs(pods: Sequence[Pod], start: int, stop: int) -> Sequence[Pod]:

@@ -13,7 +13,7 @@ storage objects show.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -23,6 +23,7 @@ from ksched.api import Pod
 from ksched.constants import PODS
 from ksched.kernels.preemption import discard_slot
 from ksched.resources import node_info_non_zero, pod_requests
+from ksched.bound_pods import log_key, log_pod
 from ksched.state import BoundPods, ClusterState, host_ports
 from ksched.storage_listers import StorageObjects
 
@@ -85,7 +86,9 @@ class Assumer:
         #: The volume binder's assume cache, whose storage objects the state shows.
         self.storage_cache = storage_cache or StorageCache(self.state.storage)
         self.storage_cache.attach(self)
-        self._log = list(self.state.pods)
+        pods = self.state.pods
+        # A batch's log goes on from the entries of the state's (pods not bound again).
+        self._log = pods.entries() if isinstance(pods, BoundPods) else list(pods)
         count = len(self._log)
         self._pod_node = np.empty(max(2 * count, 1024), dtype=np.int64)
         self._pod_node[:count] = self.state.pod_node
@@ -142,6 +145,41 @@ class Assumer:
         self._log.append((pod, self.state.node_names[node]))
         self._pod_node[count] = node
 
+    def record_many(self, pods: Sequence[Pod | tuple[Any, int]], nodes: np.ndarray,
+                    affinity: np.ndarray | None = None) -> None:
+        """:meth:`record` for ``pods`` in order, ``nodes`` their node rows (``affinity``:
+        whether each has pod affinity, when the caller knows): the log and the arrays grow by
+        slices, the per-node lists, key map and preemption table only where already built.
+        ``pods`` may hold ``(pod table, row)`` pairs for pods the table has not made
+        (:meth:`PodTable.entries <ksched.pod_table.PodTable.entries>`): made when read."""
+        count, added = len(self._log), len(nodes)
+        if not added:
+            return
+        while count + added > len(self._pod_node):
+            self._grow()
+        serials = np.arange(self._next_serial, self._next_serial + added, dtype=np.int64)
+        self._next_serial += added
+        self._serial[count:count + added] = serials
+        self._pod_node[count:count + added] = nodes
+        rows = nodes.tolist()
+        if self._node_pods is not None or self._rows is not None:
+            keys = list(map(log_key, pods))
+            if self._node_pods is not None:
+                for key, node in zip(keys, rows):
+                    self._node_pods[node].append(key)
+            if self._rows is not None:
+                self._rows.update(zip(keys, serials.tolist()))
+        if affinity is None:
+            affinity = np.fromiter((log_pod(p).has_pod_affinity for p in pods), np.bool_, added)
+        with_affinity = np.flatnonzero(affinity)
+        if len(with_affinity):
+            self._affinity_pods.extend((count + with_affinity).tolist())
+            self.affinity_version += len(with_affinity)
+        if self._table is not None:
+            for pod, node, serial in zip(map(log_pod, pods), rows, serials.tolist()):
+                self._table.add(node, serial, pod)
+        self._log.extend(pods)  # bound on first read (:class:`BoundPods`)
+
     def _grow(self) -> None:
         self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
         self._serial = np.concatenate([self._serial, np.empty_like(self._serial)])
@@ -162,7 +200,7 @@ class Assumer:
                 self._log, self._pod_node[:len(self._log)].tolist(),
                 self._serial[:len(self._log)].tolist())):
             if row not in dead:
-                key = _key(item)
+                key = log_key(item)
                 node_pods[node].append(key)
                 rows[key] = serial
         if self._node_pods is None:
@@ -183,9 +221,10 @@ class Assumer:
             return None
         return int(self._serial[:len(self._log)].searchsorted(serial))
 
-    def logged(self, row: int) -> Pod | tuple[Pod, str]:
-        """The log's entry at ``row``: a pod, or (pod, node name) for a pod placed here."""
-        return self._log[row]
+    def logged(self, row: int) -> Pod:
+        """The pod logged at ``row`` as recorded: one placed here may have no
+        ``spec.nodeName`` (:func:`ksched.bound_pods.log_pod`)."""
+        return log_pod(self._log[row])
 
     def rows_on(self, node: int) -> list[int]:
         """Rows (in ``state.pods``) of the node's pods, in ``NodeInfo.Pods`` order."""
@@ -204,7 +243,7 @@ class Assumer:
         freed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for key, row, serial in zip(present, rows, serials):
             item, node = self._log[row], int(self._pod_node[row])
-            pod = item[0] if type(item) is tuple else item
+            pod = log_pod(item)
             if pod.has_pod_affinity:
                 self.affinity_version += 1
             vector, nonzero, columns = self.footprint(pod)
@@ -286,7 +325,7 @@ class Assumer:
             new_row = np.cumsum(keep) - 1
             self._affinity_pods = [int(new_row[r]) for r in self._affinity_pods if keep[r]]
         self._dead = set()
-        self.state = attrs.evolve(self.state, pods=BoundPods(self._log, kept),
+        self.state = attrs.evolve(self.state, pods=self._bound_pods(kept),
                                   pod_node=self._pod_node[:kept], match_cache={},
                                   affinity_pods=tuple(self._affinity_pods))
 
@@ -303,9 +342,13 @@ class Assumer:
             return
         count = len(self._log)
         if count != len(self.state.pods):
-            self.state = attrs.evolve(self.state, pods=BoundPods(self._log, count),
+            self.state = attrs.evolve(self.state, pods=self._bound_pods(count),
                                       pod_node=self._pod_node[:count],
                                       affinity_pods=tuple(self._affinity_pods))
+
+    def _bound_pods(self, count: int) -> BoundPods:
+        """The first ``count`` pods of the log, as the state shows them."""
+        return BoundPods(self._log, count, self._pod_node[:count], self.state.node_names)
 
     def pod_table(self) -> PodTable:
         """Preemption's view of the bound pods, synced: per row priority, start time and
@@ -328,7 +371,7 @@ class Assumer:
     def keys_of_serials(self, serials: np.ndarray) -> list[str]:
         """The keys of bound pods by serial (synced or not)."""
         log = self._log
-        return [_key(log[row]) for row in self.rows_of_serials(serials).tolist()]
+        return [log_key(log[row]) for row in self.rows_of_serials(serials).tolist()]
 
     def frozen(self) -> ClusterState:
         """The final state, its arrays made read-only."""
@@ -386,6 +429,15 @@ class _Log:
         self._items.append(item)
         self._count += 1
 
+    def extend(self, items: Iterable[Any]) -> None:
+        first = len(self._items)
+        self._items.extend(items)
+        added = len(self._items) - first
+        while self._count + added > len(self._index):
+            self._index = np.concatenate([self._index, np.empty_like(self._index)])
+        self._index[self._count:self._count + added] = np.arange(first, first + added)
+        self._count += added
+
 
 class PodTable:
     """The bound pods as preemption's dry run reads them: per node, its pods in
@@ -416,8 +468,7 @@ class PodTable:
         nodes = np.repeat(np.arange(len(lists), dtype=np.int64), self.counts)
         at = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(self.counts)
                                                               - self.counts, self.counts)
-        pods = [(item[0] if type(item) is tuple else item)
-                for item in map(assumer.logged, rows.tolist())]
+        pods = list(map(assumer.logged, rows.tolist()))
         self.slots[nodes, at] = serials
         self.priority[nodes, at] = [p.priority for p in pods]
         self.start[nodes, at] = [np.inf if p.start_time is None else p.start_time for p in pods]
@@ -469,9 +520,6 @@ class PodTable:
                      self.stamp, node, serial)
         self.size -= 1
 
-
-def _key(item: Pod | tuple[Pod, str]) -> str:
-    return (item[0] if type(item) is tuple else item).key
 
 
 __all__ = ["Assumer", "PodTable", "StorageCache"]

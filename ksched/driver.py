@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
+from ksched.bound_pods import log_pod
 from ksched.cache import Assumer
 from ksched.fused_loop import FusedLoop, supports
 from ksched.compiled_preemption import Failure, CompiledPreemption, preemption_handle
@@ -171,6 +172,24 @@ class Driver:
             for other in self.fast_paths.values():
                 if other is not None and other is not fast and other.counters:
                     other.note_placement(pod, node, self.assumer.state)
+
+    def loop_placed_many(self, fast: FusedLoop, pods: Sequence[Pod | tuple[Any, int]],
+                         nodes: np.ndarray, classes: np.ndarray,
+                         affinity: np.ndarray | None = None) -> None:
+        """:meth:`loop_placed` for pods placed in this order (``nodes``: their node rows,
+        ``classes``: theirs, ``affinity``: whether each has pod affinity, if known; a pod may
+        be a ``(pod table, row)`` pair, see :meth:`Assumer.record_many
+        <ksched.cache.Assumer.record_many>`): recorded at once unless a class runs Reserve or
+        another loop counts pods, then one by one."""
+        others = self.count_pods and len(self.fast_paths) > 1 and any(
+            other is not None and other is not fast and other.counters
+            for other in self.fast_paths.values())
+        binds = np.array(fast.tables.binds, dtype=np.bool_)
+        if not others and not (len(classes) and binds[classes].any()):
+            self.assumer.record_many(pods, nodes, affinity)
+            return
+        for pod, node, c in zip(map(log_pod, pods), nodes.tolist(), classes.tolist()):
+            self.loop_placed(fast, pod, node, c)
 
     # ------------------------------------------------------------------ the framework
 

@@ -29,11 +29,10 @@ from ksched.fused_loop import FusedLoop
 from ksched.framework.diagnosis import SchedulingError
 from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework
-from ksched.framework.schedule_one import ScheduleResult
 from ksched.framework.tiebreak import TieBreaker
 from ksched.inputs import (
     as_cluster,
-    as_pods,
+    as_pod_table,
     check_flag,
     check_not_running,
     check_percentage,
@@ -44,6 +43,8 @@ from ksched.inputs import (
     check_tie_break,
 )
 from ksched.kernels import schedule_loop as loop_kernels
+from ksched.node_table import LazySequence
+from ksched.pod_table import PodTable
 from ksched.profile import Profile, default_profile
 from ksched.state import ClusterState
 
@@ -66,33 +67,96 @@ class Placement(NamedTuple):
 
 @attrs.frozen(eq=False)
 class Result:
-    """The outcome of a batch: one placement per pod, in input order, and the new cluster."""
+    """The outcome of a batch, in input order, and the new cluster.
 
-    placements: tuple[Placement, ...]
+    The outcome is kept as columns: ``node_rows`` (int64 per pod: the node's row in
+    ``state``, -1 when the pod was not placed) and ``reason_codes`` (int64 per pod: its
+    reason in ``reasons``, whose first entry is ``""``); :attr:`placements` shows them as
+    :class:`Placement` records, made on access.
+    """
+
+    #: The pending pods, in input order.
+    pods: PodTable
+    node_rows: np.ndarray
+    reason_codes: np.ndarray
+    #: The distinct reasons (``reasons[0] == ""``, the reason of a placed pod).
+    reasons: tuple[str, ...]
     state: ClusterState
     #: How many node evaluations (filter runs) the batch took, the ns-per-node denominator.
     nodes_evaluated: int = 0
 
     @property
+    def placements(self) -> Placements:
+        """One :class:`Placement` per pod, in input order (a sequence made on access)."""
+        return Placements(self.pods, self.node_rows, self.reason_codes, self.reasons,
+                          self.state.node_names)
+
+    @property
     def scheduled(self) -> tuple[Placement, ...]:
-        return tuple(p for p in self.placements if p.scheduled)
+        placements = self.placements
+        return tuple(map(placements.__getitem__, np.flatnonzero(self.node_rows >= 0).tolist()))
 
     @property
     def unschedulable(self) -> tuple[Placement, ...]:
-        return tuple(p for p in self.placements if not p.scheduled)
+        placements = self.placements
+        return tuple(map(placements.__getitem__, np.flatnonzero(self.node_rows < 0).tolist()))
 
     def node_of(self, pod_key: str) -> str | None:
-        """The node of pod ``namespace/name`` (the last one of that key in the batch)."""
-        found = [p.node for p in self.placements if p.pod.key == pod_key]
-        if not found:
+        """The node of pod ``namespace/name`` (``None``: not placed)."""
+        namespace, _, name = pod_key.partition("/")
+        row = self.pods.row_of(namespace, name)
+        if row is None:
             raise KeyError(pod_key)
-        return found[-1]
+        node = int(self.node_rows[row])
+        return None if node < 0 else self.state.node_names[node]
+
+    def to_columns(self) -> dict[str, list]:
+        """The outcome as columns of equal length (``pandas.DataFrame(result.to_columns())``
+        makes a table): namespace, name, node (``None``: not placed), reason."""
+        nodes = np.full(len(self.node_rows), None, dtype=object)
+        placed = np.flatnonzero(self.node_rows >= 0)
+        nodes[placed] = list(map(self.state.node_names.__getitem__,
+                                 self.node_rows[placed].tolist()))
+        reasons = np.asarray(self.reasons, dtype=object)[self.reason_codes]
+        return {"namespace": self.pods.namespace_column(), "name": list(self.pods.names),
+                "node": nodes.tolist(), "reason": reasons.tolist()}
 
     def to_records(self) -> list[dict[str, Any]]:
         """JSON-ready rows: namespace, name, node, reason."""
-        return [{"namespace": p.pod.namespace, "name": p.pod.name, "node": p.node,
-                 "reason": p.reason} for p in self.placements]
+        columns = self.to_columns()
+        return [{"namespace": ns, "name": name, "node": node, "reason": reason}
+                for ns, name, node, reason in zip(columns["namespace"], columns["name"],
+                                                  columns["node"], columns["reason"])]
 
+
+class Placements(LazySequence):
+    """A batch's placements, made on access from its columns (equal to a sequence of
+    :class:`Placement` records holding the same)."""
+
+    __slots__ = ("_pods", "_rows", "_codes", "_reasons", "_names")
+
+    def __init__(self, pods: PodTable, rows: np.ndarray, codes: np.ndarray,
+                 reasons: tuple[str, ...], names: Sequence[str]) -> None:
+        self._pods, self._rows, self._codes = pods, rows, codes
+        self._reasons, self._names = reasons, names
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _item(self, index: int) -> Placement:
+        row = int(self._rows[index])
+        return Placement(self._pods[index], None if row < 0 else self._names[row],
+                         self._reasons[self._codes[index]])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Placements({len(self)} pods, {int((self._rows >= 0).sum())} placed)"
 
 
 def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
@@ -111,8 +175,11 @@ def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
     pods : pending pods, in the order the scheduling queue would pop them: ``Pod`` records,
         Kubernetes dicts (camelCase, or the kubernetes client's snake_case ``to_dict()``),
         kubernetes-client ``V1Pod`` objects, a path (its pending pods), a single pod or any
-        iterable of these (see :func:`ksched.inputs.as_pods`). Two pods with one
-        namespace/name, or a pod already bound in ``cluster``, are refused.
+        iterable of these (see :func:`ksched.inputs.as_pods`), or a
+        :class:`~ksched.pod_table.PodTable` (what :func:`ksched.load_pods` returns): taken as
+        it is, the batch then does no Python per pod but for pods the compiled loop does not
+        take. Two pods with one namespace/name, or a pod already bound in ``cluster``, are
+        refused.
     profile : a :class:`Profile` that schedules every pod (default: kube-scheduler v1.35's
         default profile), or a :class:`~ksched.config.SchedulerConfig` whose profiles take the
         pods naming them in ``spec.schedulerName``; a pod naming no profile is left unplaced,
@@ -142,13 +209,19 @@ def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
     options = Options.of(profile, percentage_of_nodes_to_score, tie_break, seed, registry)
     progress, fast_path = check_progress(progress), check_flag(fast_path, "fast_path")
     cluster = as_cluster(cluster)
-    pods = as_pods(pods)
-    check_not_running(pods, cluster)
-    batch = _Batch(options.route, cluster, pods, options.percentage, options.tie_breaker(),
+    table = as_pod_table(pods)
+    check_not_running(table, cluster)
+    batch = _Batch(options.route, cluster, table, options.percentage, options.tie_breaker(),
                    progress)
     batch.run(fast_path)
-    return Result(tuple(batch.placements), batch.assumer.frozen(),
+    return Result(table, _readonly(batch.node_rows), _readonly(batch.reason_codes),
+                  tuple(batch.reasons), batch.assumer.frozen(),
                   nodes_evaluated=batch.driver.counters.nodes_evaluated)
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 @attrs.frozen(eq=False)
@@ -189,98 +262,165 @@ def no_profile_reason(pod: Pod) -> str:
 
 
 class _Batch:
-    """One ``schedule_batch`` call: its pods, their placements so far, and the driver shared
-    by both paths and every profile (the cache, the node walk's start index and the
-    tie-break state)."""
+    """One ``schedule_batch`` call: its pods, their outcome so far (a node row and a reason
+    code per pod), and the driver shared by both paths and every profile (the cache, the
+    node walk's start index and the tie-break state). Pods are looked at per spec row of
+    their table, not one by one."""
 
     def __init__(self, route: Callable[[str], Framework | None], cluster: ClusterState,
-                 pods: Sequence[Pod], percentage: int, tie_breaker: TieBreaker,
+                 table: PodTable, percentage: int, tie_breaker: TieBreaker,
                  progress: Any) -> None:
-        self.pods = list(pods)
-        self.frameworks = [route(p.scheduler_name) for p in self.pods]
+        self.table = table
+        #: Per spec row, the framework of its profile.
+        self.frameworks = [route(p.scheduler_name) for p in table.specs]
         self.progress = progress
-        tie_breaker.reserve(len(self.pods))
-        self.driver = Driver(Assumer(cluster, self.pods), tie_breaker, percentage,
-                             pending=self.pods)
+        tie_breaker.reserve(len(table))
+        self.driver = Driver(Assumer(cluster, table.specs), tie_breaker, percentage,
+                             pending=_counted_pods(table))
         self.assumer = self.driver.assumer
-        self.placements: list[Placement] = []
-        #: The diagnosis of each (profile, pod class) latest failure in the compiled loop.
-        self.failure_messages: dict[tuple[int, int], str] = {}
+        self.node_rows = np.full(len(table), -1, dtype=np.int64)
+        self.reason_codes = np.zeros(len(table), dtype=np.int64)
+        #: The distinct reasons, each its code.
+        self.reasons: dict[str, int] = {"": 0}
+        #: Per spec row, whether its pods have pod (anti-)affinity.
+        self.affinity = np.array([p.has_pod_affinity for p in table.specs], dtype=np.bool_)
+        #: The reason code of each (profile, pod class) latest failure in the compiled loop.
+        self.failure_messages: dict[tuple[int, int], int] = {}
 
     def _done(self, count: int) -> None:
         if self.progress is not None:
             self.progress(count)
 
-    def run(self, fast_path: bool) -> None:
-        """Runs of consecutive pods of one profile that the compiled loop models go through
-        it; every other pod through its profile's framework, one cycle each."""
-        classes = np.full(len(self.pods), -1, dtype=np.int64)
+    def _code(self, reason: str) -> int:
+        return self.reasons.setdefault(reason, len(self.reasons))
+
+    def classes(self, fast_path: bool) -> np.ndarray:
+        """Each pod's class in its profile's compiled loop (-1: the framework): found per spec
+        row, but per pod for a row whose class does not last (pods with claims)."""
+        table, state = self.table, self.assumer.state
+        row_class = np.full(len(table.specs), -1, dtype=np.int64)
+        own: list[int] = []
         if fast_path:
             # The loop leaves out the binding cycle but the Reserve its pods need: only
             # profiles without Permit plugins (asked once per profile).
             skips = {id(f): f is not None and loop_skips_binding(f)
                      for f in {id(f): f for f in self.frameworks}.values()}
-            for i, (pod, framework) in enumerate(zip(self.pods, self.frameworks)):
+            for row, (pod, framework) in enumerate(zip(table.specs, self.frameworks)):
                 fast = self.driver.fast_path(framework)
-                if fast is not None and skips[id(framework)]:
-                    classes[i] = _class_or_minus_one(fast.class_of(pod, self.assumer.state))
-        begin = 0
-        while begin < len(self.pods):
-            framework, looped = self.frameworks[begin], classes[begin] >= 0
-            end = begin + 1
-            while (end < len(self.pods) and self.frameworks[end] is framework
-                   and (classes[end] >= 0) == looped and looped):
-                end += 1
-            if looped:
-                self._run_loop(self.driver.fast_paths[id(framework)], classes[begin:end], begin)
+                if fast is None or not skips[id(framework)]:
+                    continue
+                if fast.lasting(pod):
+                    row_class[row] = _class_or_minus_one(fast.class_of(pod, state))
+                else:
+                    own.append(row)
+        classes = row_class[table.spec]
+        if own:
+            lone = np.zeros(len(table.specs), dtype=np.bool_)
+            lone[own] = True
+            for i in np.flatnonzero(lone[table.spec]).tolist():
+                fast = self.driver.fast_path(self.frameworks[table.spec[i]])
+                classes[i] = _class_or_minus_one(fast.class_of(table[i], state))
+        return classes
+
+    def run(self, fast_path: bool) -> None:
+        """Runs of consecutive pods of one profile that the compiled loop models go through
+        it; every other pod through its profile's framework, one cycle each."""
+        table = self.table
+        if not len(table):
+            return
+        classes = self.classes(fast_path)
+        codes: dict[int, int] = {}
+        row_framework = np.array([codes.setdefault(id(f), len(codes)) for f in self.frameworks],
+                                 dtype=np.int64)
+        framework = row_framework[table.spec]
+        looped = classes >= 0
+        # A run begins at a pod whose profile differs from the previous one's, and at every
+        # pod the loop does not take or that follows one it does not take.
+        begins = np.flatnonzero(np.concatenate([
+            [True], (framework[1:] != framework[:-1]) | ~looped[1:] | ~looped[:-1]]))
+        ends = np.append(begins[1:], len(table))
+        for begin, end in zip(begins.tolist(), ends.tolist()):
+            chosen = self.frameworks[table.spec[begin]]
+            if looped[begin]:
+                self._run_loop(self.driver.fast_paths[id(chosen)], classes[begin:end], begin)
             else:
-                self._run_framework(begin, framework)
-            begin = end
+                self._run_framework(begin, chosen)
 
     def _run_framework(self, index: int, framework: Framework | None) -> None:
         """One pod through the object-level framework."""
-        pod = self.pods[index]
+        pod = self.table[index]
         if framework is None:
-            self.placements.append(Placement(pod, None, no_profile_reason(pod)))
+            self.reason_codes[index] = self._code(no_profile_reason(pod))
         else:
             try:
                 outcome = self.driver.framework_cycle(framework, pod, bind=True)
             except SchedulingError as exc:
-                self.placements.append(Placement(pod, None, str(exc)))
+                self.reason_codes[index] = self._code(str(exc))
             else:
-                self.placements.append(self._placement(pod, outcome))
+                if isinstance(outcome, Failure) or outcome.node is None:
+                    self.reason_codes[index] = self._code(outcome.message)
+                else:
+                    self.node_rows[index] = outcome.node
         self._done(1)
 
-    def _placement(self, pod: Pod, outcome: ScheduleResult | Failure) -> Placement:
-        """Where a framework cycle (with its Reserve and Permit) put the pod, or why not."""
-        if isinstance(outcome, Failure) or outcome.node is None:
-            return Placement(pod, None, outcome.message)
-        return Placement(pod, self.assumer.state.node_names[outcome.node])
-
     def _run_loop(self, fast: FusedLoop, classes: np.ndarray, offset: int) -> None:
+        """A run of pods through the compiled loop; what it placed is recorded in bulk."""
         out_node = np.zeros(len(classes), dtype=np.int64)
         out_start = np.zeros(len(classes), dtype=np.int64)
-        messages = self.failure_messages
+        table = self.table
         done = 0
         while done < len(classes):
             stop = self.driver.run_loop(fast, classes, done, out_node, out_start)
-            for k in range(done, stop):
-                pod, node = self.pods[offset + k], int(out_node[k])
-                if node >= 0:
-                    self.driver.loop_placed(fast, pod, node, int(classes[k]))
-                    self.placements.append(Placement(pod, self.assumer.state.node_names[node]))
-                    continue
-                key = (id(fast), int(classes[k]))
-                if node == loop_kernels.NEW_FAILURE:
-                    messages[key] = self.driver.diagnose(fast.framework, pod,
-                                                         int(out_start[k]))
-                self.placements.append(Placement(pod, None, messages[key]))
+            nodes = out_node[done:stop]
+            self.node_rows[offset + done:offset + stop] = np.maximum(nodes, -1)
+            placed = np.flatnonzero(nodes >= 0)
+            rows = offset + done + placed
+            self.driver.loop_placed_many(fast, table.entries(rows), nodes[placed],
+                                         classes[done:stop][placed],
+                                         self.affinity[table.spec[rows]])
+            if len(placed) < stop - done:
+                self._failed(fast, classes, nodes, done, stop, offset, out_start)
             self._done(stop - done)
             done = stop
+
+    def _failed(self, fast: FusedLoop, classes: np.ndarray, nodes: np.ndarray, done: int,
+                stop: int, offset: int, out_start: np.ndarray) -> None:
+        """The reasons of the pods of ``done..stop`` the loop did not place: the framework's
+        wording of a class's new failure (the loop stops after one), the latest one's for a
+        failure it knew."""
+        messages = self.failure_messages
+        if nodes[-1] == loop_kernels.NEW_FAILURE:
+            last = stop - 1
+            known = nodes[:-1] < 0
+        else:
+            last = -1
+            known = nodes < 0
+        at = np.flatnonzero(known)
+        failed_classes = classes[done:stop][at]
+        for c in np.unique(failed_classes).tolist():
+            self.reason_codes[offset + done + at[failed_classes == c]] = messages[(id(fast), c)]
+        if last >= 0:
+            key = (id(fast), int(classes[last]))
+            messages[key] = self._code(self.driver.diagnose(
+                fast.framework, self.table[offset + last], int(out_start[last])))
+            self.reason_codes[offset + last] = messages[key]
+
+
+def _counted_pods(table: PodTable) -> list[Pod]:
+    """The pending pods the compiled loops read when they size their counts: one per spec row
+    (pod-affinity keys), but every pod of a row whose pods mount volumes (who uses which
+    claim or disk is counted per pod)."""
+    has_volumes = np.array([bool(p.volumes) for p in table.specs], dtype=np.bool_)
+    if not has_volumes.any():
+        return list(table.specs)
+    rows = np.flatnonzero(has_volumes[table.spec]).tolist()
+    return [p for p, v in zip(table.specs, has_volumes) if not v] + \
+        list(map(table.__getitem__, rows))
 
 
 def _class_or_minus_one(value: int | None) -> int:
     return -1 if value is None else value
 
 
-__all__ = ["schedule_batch", "Result", "Placement", "Assumer", "Options"]
+__all__ = ["schedule_batch", "Result", "Placement", "Placements", "Assumer", "Options",
+           "PodTable"]

@@ -35,6 +35,8 @@ from ksched.coerce import (
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.tiebreak import TIE_BREAKS
 from ksched.io import is_client_model, iter_manifests, read_objects
+from ksched.pod_loading import pending_table_of_file
+from ksched.pod_table import PodTable
 from ksched.profile import Profile
 from ksched.state import ClusterState, check_unique, pod_specs
 from ksched.validation import go_quote, invalid, not_supported
@@ -50,8 +52,11 @@ def as_pods(source: Any, where: str = "pods") -> tuple[Pod, ...]:
     """The pods of ``source``, in order (a single pod gives a 1-tuple); two with one
     namespace/name are refused (``metadata.name: Duplicate value``).
 
-    A tuple or list of ``Pod`` records is taken as it is (one ``isinstance`` per pod).
+    A tuple or list of ``Pod`` records is taken as it is (one ``isinstance`` per pod), a
+    :class:`~ksched.pod_table.PodTable`'s pods too (checked when it was built).
     """
+    if isinstance(source, PodTable):
+        return tuple(source)
     if isinstance(source, tuple | list) and all(isinstance(p, Pod) for p in source):
         pods = tuple(source)
     elif isinstance(source, Pod):
@@ -69,6 +74,17 @@ def as_pods(source: Any, where: str = "pods") -> tuple[Pod, ...]:
     return pods
 
 
+def as_pod_table(source: Any, where: str = "pods") -> PodTable:
+    """:func:`as_pods` as a :class:`~ksched.pod_table.PodTable` (a table is taken as it is)."""
+    if isinstance(source, PodTable):
+        return source
+    if isinstance(source, str | os.PathLike) and os.path.isfile(source):
+        table = pending_table_of_file(source)  # kubectl's List of pods, read by template
+        if table is not None:
+            return table
+    return PodTable.of(as_pods(source, where))
+
+
 def _pods_of_item(item: Any, where: str) -> Sequence[Pod]:
     """The pods one element of an iterable stands for (a path or a List may hold several)."""
     if isinstance(item, Pod):
@@ -81,11 +97,13 @@ def _pods_of_item(item: Any, where: str) -> Sequence[Pod]:
 
 
 def _pods_of_path(path: str | os.PathLike, where: str) -> tuple[Pod, ...]:
-    """``load_pods(path)``: the pending pods of a file or directory."""
+    """``load_pods(path)``: the pending pods of a file or directory (a kubectl List of pods
+    straight into a :class:`~ksched.pod_table.PodTable`)."""
     if not os.path.exists(path):
         raise ArgumentError(f"{where}: {os.fspath(path)!s}: no such file or directory "
                             f"(expected {_SOURCE_HINT})")
-    return read_objects(path).pending_pods
+    table = pending_table_of_file(path)
+    return tuple(table) if table is not None else read_objects(path).pending_pods
 
 
 def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
@@ -100,7 +118,16 @@ def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
 
 def check_not_running(pods: Sequence[Pod], cluster: ClusterState) -> None:
     """Refuse a pending pod whose namespace/name is already bound in ``cluster``. Names are
-    compared first (a set of the smaller side's); keys only when a name is on both sides."""
+    compared first (a set of the smaller side's); keys only when a name is on both sides.
+    A :class:`~ksched.pod_table.PodTable`'s keys meet the state's (kept per state) as sets."""
+    if not len(cluster.pods):
+        return
+    if isinstance(pods, PodTable):
+        running = cluster.pod_rows()
+        both = running.keys() & pods.keys()
+        if both:
+            _refuse_running(cluster, min(running[key] for key in both))
+        return
     bound = pod_specs(cluster.pods, 0, len(cluster.pods))
     small, large = (bound, pods) if len(bound) <= len(pods) else (pods, bound)
     if {p.name for p in small}.isdisjoint(map(_NAME, large)):
@@ -108,11 +135,17 @@ def check_not_running(pods: Sequence[Pod], cluster: ClusterState) -> None:
     keys = {(p.namespace, p.name) for p in pods}
     for row, running in enumerate(bound):
         if (running.namespace, running.name) in keys:
-            node = cluster.node_names[int(cluster.pod_node[row])]
-            raise InvalidObjectError(
-                f"pod {running.namespace}/{running.name}", "metadata.name",
-                f"Duplicate value: {go_quote(running.name)}: already bound to node "
-                f"{go_quote(node)}")
+            _refuse_running(cluster, row)
+
+
+def _refuse_running(cluster: ClusterState, row: int) -> None:
+    """A pending pod has the namespace/name of the bound pod at ``row``."""
+    running = pod_specs(cluster.pods, row, row + 1)[0]
+    node = cluster.node_names[int(cluster.pod_node[row])]
+    raise InvalidObjectError(
+        f"pod {running.namespace}/{running.name}", "metadata.name",
+        f"Duplicate value: {go_quote(running.name)}: already bound to node "
+        f"{go_quote(node)}")
 
 
 _NAME = operator.attrgetter("name")
@@ -211,7 +244,8 @@ def check_flag(value: Any, where: str) -> bool:
     return bool(value)
 
 
-__all__ = ["as_cluster", "as_node", "as_pod", "as_pods", "check_flag", "check_not_running",
+__all__ = ["as_cluster", "as_node", "as_pod", "as_pod_table", "as_pods", "check_flag",
+           "check_not_running",
            "check_percentage", "check_profile", "check_progress", "check_registry", "check_seed",
            "check_tie_break", "check_unique", "is_snake_case", "node_from_template",
            "snake_to_wire"]

@@ -4,13 +4,15 @@ and ``ksched.warmup``."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from ksched.api import Pod
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError
 from ksched.io import Objects, read_objects
-from ksched.state import ClusterState, check_unique
+from ksched.pod_loading import pending_table_of_file
+from ksched.pod_table import PodTable
+from ksched.state import ClusterState
 
 __all__ = ["cluster_from_objects", "load_cluster", "load_pods", "warmup"]
 
@@ -57,9 +59,13 @@ def warmup() -> float:
     return time.perf_counter() - started
 
 
-def load_pods(source: Any) -> tuple[Pod, ...]:
-    """The pending pods (no ``spec.nodeName``, not terminal) of ``source``, in input order;
-    two with one namespace/name are refused (``metadata.name: Duplicate value``)."""
-    pods = read_objects(source).pending_pods
-    check_unique(pods)
-    return pods
+def load_pods(source: Any) -> PodTable:
+    """The pending pods (no ``spec.nodeName``, not terminal) of ``source``, in input order,
+    as a :class:`~ksched.pod_table.PodTable` (a sequence of pods that
+    :func:`~ksched.schedule_batch` takes without per-pod work); two with one namespace/name
+    are refused (``metadata.name: Duplicate value``)."""
+    if isinstance(source, str | os.PathLike):
+        table = pending_table_of_file(source)  # kubectl's List of pods, read by template
+        if table is not None:
+            return table
+    return PodTable.of(read_objects(source).pending_pods)

@@ -35,6 +35,7 @@ from ksched.api import (
     WeightedPodAffinityTerm,
 )
 from ksched.constants import CPU, LABEL_HOSTNAME, MEMORY, PODS
+from ksched.pod_table import PodTable
 from ksched.state import ClusterState
 from ksched.storage_listers import StorageObjects
 
@@ -61,10 +62,12 @@ class Workload:
 
         return load_config(self.config)
 
-    def make(self, scale: float = 1.0) -> tuple[ClusterState, list[Pod]]:
-        """The cluster and pending pods, optionally scaled down (for smoke tests)."""
-        return self.build(max(int(self.nodes * scale), 1), int(self.running * scale),
-                          max(int(self.pending * scale), 1))
+    def make(self, scale: float = 1.0) -> tuple[ClusterState, PodTable]:
+        """The cluster and pending pods (a :class:`~ksched.pod_table.PodTable`, built here,
+        outside any timed region), optionally scaled down (for smoke tests)."""
+        cluster, pods = self.build(max(int(self.nodes * scale), 1), int(self.running * scale),
+                                   max(int(self.pending * scale), 1))
+        return cluster, PodTable.of(pods)
 
 
 def default_node(i: int, zones: int = 3, **extra: object) -> Node:
@@ -407,6 +410,24 @@ def kubectl_snapshot(nodes: int, pods: int, seed: int = 0) -> dict:
                                  "effect": "NoExecute", "tolerationSeconds": 300}],
                 "schedulerName": "default-scheduler", "priority": 0},
             "status": {"phase": "Running", "qosClass": "Burstable"}})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def kubectl_pending_pods(pods: int) -> dict:
+    """A ``kubectl get pods -A -o json`` document of ``pods`` pending pods: the pods of
+    :func:`kubectl_snapshot` (40 apps in 7 namespaces) as the API server shows them before
+    they are bound: no ``nodeName``, their own uid, creation time and resource version, and a
+    ``PodScheduled=False`` condition with its own transition time."""
+    items = kubectl_snapshot(1, pods)["items"][1:]
+    for j, item in enumerate(items):
+        del item["spec"]["nodeName"]
+        stamp = f"2024-01-01T{j // 3600 % 24:02d}:{j // 60 % 60:02d}:{j % 60:02d}Z"
+        item["metadata"].update(creationTimestamp=stamp, resourceVersion=str(1000 + j),
+                                generateName=item["metadata"]["name"].rsplit("-", 1)[0] + "-")
+        item["status"] = {"phase": "Pending", "qosClass": "Burstable", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+             "lastProbeTime": None, "lastTransitionTime": stamp,
+             "message": "0/3 nodes are available: 3 Insufficient cpu."}]}
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 

@@ -54,6 +54,7 @@ from ksched.planning.capacity_report import (
 )
 from ksched.planning.headroom import displace, selected_nodes
 from ksched.plugins import IN_TREE_REGISTRY
+from ksched.pod_table import PodTable
 from ksched.resources import pod_requests, request_vector
 from ksched.state import ClusterState, host_ports
 
@@ -380,11 +381,29 @@ def _upper_bound(state: ClusterState, pod: Pod) -> int | None:
     return int(counts.sum()) + 1
 
 
-def _sequence(counts: Sequence[int], order: str) -> list[tuple[int, int]]:
-    """(template, copy number) in scheduling order."""
+def _sequence(counts: Sequence[int], order: str) -> tuple[np.ndarray, np.ndarray]:
+    """(template, copy number) of each copy, in scheduling order, as two arrays."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = len(counts)
     if order == "fill":
-        return [(t, k) for t, c in enumerate(counts) for k in range(c)]
-    return [(t, k) for k in range(max(counts, default=0)) for t, c in enumerate(counts) if k < c]
+        templates = np.repeat(np.arange(n, dtype=np.int64), counts)
+        firsts = np.repeat(np.cumsum(counts) - counts, counts)
+        return templates, np.arange(len(templates), dtype=np.int64) - firsts
+    copies = np.repeat(np.arange(int(counts.max(initial=0)), dtype=np.int64), n)
+    templates = np.tile(np.arange(n, dtype=np.int64), int(counts.max(initial=0)))
+    kept = copies < counts[templates]
+    return templates[kept], copies[kept]
+
+
+def _copies(items: Sequence[_Template], templates: np.ndarray, copies: np.ndarray) -> PodTable:
+    """The copies, named as :func:`_copy` names them: a table of one spec row per template
+    (the pods are made only when read)."""
+    prefixes = [f"{t.pod.name}-" for t in items]
+    names = [prefixes[t] + str(k) for t, k in zip(templates.tolist(), copies.tolist())]
+    pods = [t.pod for t in items]
+    return PodTable.from_columns(
+        pods, templates, names, uids=[pods[t].uid for t in templates.tolist()],
+        creation_times=[pods[t].creation_time for t in templates.tolist()])
 
 
 def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
@@ -392,21 +411,17 @@ def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: 
     """One ``schedule_batch`` over the copies, cut after each template's first failure."""
     caps = [_upper_bound(state, t.pod) if profile is None else None for t in items]
     counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
-    copies: list[list[Pod]] = [[] for _ in items]
     while True:
-        sequence = _sequence(counts, order)
-        for t, k in sequence:
-            if k == len(copies[t]):
-                copies[t].append(_copy(items[t].pod, k))
-        result = schedule_batch(state, [copies[t][k] for t, k in sequence], profile=profile,
+        templates, copies = _sequence(counts, order)
+        result = schedule_batch(state, _copies(items, templates, copies), profile=profile,
                                 progress=progress)
-        failed = _first_failures(sequence, result.placements, len(items))
+        failed = _first_failures(templates, copies, result.node_rows, len(items))
         wanted = [_wanted(c, f, t.limit, cap)
                   for c, f, t, cap in zip(counts, failed, items, caps)]
         if wanted == counts:
             break
         counts = wanted
-    return _loop_report(state, items, sequence, result, failed, by)
+    return _loop_report(state, items, templates, copies, result, failed, by)
 
 
 def _first_count(limit: int | None, cap: int | None) -> int:
@@ -425,32 +440,36 @@ def _wanted(count: int, failed: int | None, limit: int | None, cap: int | None) 
     return grown if limit is None else min(grown, limit)
 
 
-def _first_failures(sequence: Sequence[tuple[int, int]], placements: Sequence[Any],
+def _first_failures(templates: np.ndarray, copies: np.ndarray, node_rows: np.ndarray,
                     n_templates: int) -> list[int | None]:
     """Per template, the copy number of its first unplaced copy (``None``: all placed)."""
-    failed: list[int | None] = [None] * n_templates
-    for (t, k), placement in zip(sequence, placements):
-        if placement.node is None and failed[t] is None:
-            failed[t] = k
+    unplaced = node_rows < 0
+    failed: list[int | None] = []
+    for t in range(n_templates):
+        at = np.flatnonzero(unplaced & (templates == t))
+        failed.append(int(copies[at[0]]) if len(at) else None)
     return failed
 
 
-def _loop_report(state: ClusterState, items: Sequence[_Template],
-                 sequence: Sequence[tuple[int, int]], result: Any,
-                 failed: Sequence[int | None], by: str | None) -> CapacityReport:
-    on_nodes: list[dict[str, int]] = [collections.Counter() for _ in items]
-    reasons: dict[int, str] = {}
-    for (t, k), placement in zip(sequence, result.placements):
-        if placement.node is not None:
-            on_nodes[t][placement.node] += 1
-        elif k == failed[t]:
-            reasons[t] = placement.reason
-    results = tuple(
-        CapacityResult(t.pod, sum(on_nodes[i].values()), dict(on_nodes[i]),
-                       _by(state, on_nodes[i], by), "loop", t.limit,
-                       _const(reasons.get(i, LIMIT_REACHED)))
-        for i, t in enumerate(items))
-    return CapacityReport(results, by, _const(result.state))
+def _loop_report(state: ClusterState, items: Sequence[_Template], templates: np.ndarray,
+                 copies: np.ndarray, result: Any, failed: Sequence[int | None],
+                 by: str | None) -> CapacityReport:
+    rows, names = result.node_rows, result.state.node_names
+    results = []
+    for i, t in enumerate(items):
+        mine = templates == i
+        used, first, count = np.unique(rows[mine & (rows >= 0)], return_index=True,
+                                       return_counts=True)
+        order = np.argsort(first, kind="stable")  # nodes as the copies first reached them
+        on_nodes = {names[int(used[j])]: int(count[j]) for j in order.tolist()}
+        reason = LIMIT_REACHED
+        if failed[i] is not None:
+            at = int(np.flatnonzero(mine & (copies == failed[i]))[0])
+            reason = result.reasons[int(result.reason_codes[at])]
+        results.append(CapacityResult(t.pod, sum(on_nodes.values()), on_nodes,
+                                      _by(state, on_nodes, by), "loop", t.limit,
+                                      _const(reason)))
+    return CapacityReport(tuple(results), by, _const(result.state))
 
 
 def _const(value: Any) -> Callable[[], Any]:

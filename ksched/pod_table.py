@@ -1,0 +1,275 @@
+"""Pending pods as columns: a :class:`PodTable` is a sequence of pods kept as a spec row per pod
+(pods that ask for the same thing share one), names as a column, and the pods themselves made
+on access.
+
+Replicas differ only in their identity (name, uid, creation time). A table built once, when the
+pods are loaded, lets :func:`ksched.schedule_batch` class pods per spec row and hand the
+compiled loop an array, with no Python per pod; results come back as arrays too
+(:class:`ksched.engine.Result`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.api.fields import assembler
+from ksched.bound_pods import check_unique
+from ksched.errors import ArgumentError
+from ksched.volume_classes import has_claims
+
+__all__ = ["IDENTITY_COLUMNS", "PodTable", "spec_key"]
+
+#: The pod fields a table keeps per pod; every other field is its spec row's.
+IDENTITY_COLUMNS = ("name", "uid", "creation_time")
+_SPEC_FIELDS = tuple(f.name for f in attrs.fields(Pod) if f.name not in IDENTITY_COLUMNS)
+#: ``spec_key(pod)``: the fields pods of one spec row share (all but the identity columns).
+spec_key = operator.attrgetter(*_SPEC_FIELDS)
+_identity = operator.attrgetter(*IDENTITY_COLUMNS)
+_assemble = assembler(Pod, IDENTITY_COLUMNS, _SPEC_FIELDS)
+_UNSEEN = object()
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class PodTable(Sequence):
+    """Pending pods, in order, as columns (a ``Sequence[Pod]`` wherever pods are taken).
+
+    Attributes
+    ----------
+    spec : int64[n], read-only: the spec row of each pod.
+    specs : tuple of Pod, one per spec row: its first pod (the representative; the row's other
+        pods differ from it only in ``name``, ``uid`` and ``creation_time``). A pod that
+        mounts claims has a row of its own (its volumes decide its class).
+    names, uids, creation_times : tuples, one item per pod.
+    namespace : int32[n], read-only: the index of each pod's namespace in ``namespaces``.
+
+    Two pods with one namespace/name are refused when a table is built
+    (``metadata.name: Duplicate value``, as :func:`ksched.inputs.as_pods` says).
+    """
+
+    __slots__ = ("spec", "specs", "names", "uids", "creation_times", "namespace", "namespaces",
+                 "_pods", "_missing", "_spec_values", "_keys", "_rows")
+
+    def __init__(self, spec: np.ndarray, specs: tuple[Pod, ...], names: tuple[str, ...],
+                 uids: tuple[str, ...], creation_times: tuple[float | None, ...],
+                 pods: list[Pod | None] | None = None) -> None:
+        self.spec = _readonly(np.asarray(spec, dtype=np.int64))
+        self.specs = specs
+        self.names, self.uids, self.creation_times = names, uids, creation_times
+        namespaces: dict[str, int] = {}
+        of_row = np.array([namespaces.setdefault(p.namespace, len(namespaces)) for p in specs],
+                          dtype=np.int32)
+        self.namespaces = tuple(namespaces)
+        self.namespace = _readonly(of_row[self.spec] if len(specs) else
+                                   np.zeros(len(self.spec), np.int32))
+        self._pods = pods if pods is not None else [None] * len(names)
+        #: How many pods are still to be made.
+        self._missing = 0 if pods is not None else len(names)
+        self._spec_values = [spec_key(p) for p in specs]
+        self._keys = set(zip(np.asarray(self.namespaces, dtype=object)[self.namespace].tolist()
+                             if len(names) else [], names))
+        self._rows: dict[tuple[str, str], int] | None = None
+        if len(self._keys) != len(names):
+            check_unique(list(self))  # words the first duplicate as as_pods does
+            raise AssertionError("duplicate pod keys")  # pragma: no cover
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def of(cls, pods: PodTable | Iterable[Pod]) -> PodTable:
+        """The table of ``pods`` (``Pod`` records, in order); a table is returned as it is.
+        Other inputs (dicts, paths, client objects) go through
+        :func:`ksched.inputs.as_pod_table`."""
+        if isinstance(pods, PodTable):
+            return pods
+        if isinstance(pods, str | bytes) or not isinstance(pods, Iterable):
+            raise ArgumentError(f"pods: expected Pod records or a PodTable, got "
+                                f"{type(pods).__name__}")
+        pods = list(pods)
+        for i, pod in enumerate(pods):
+            if not isinstance(pod, Pod):
+                raise ArgumentError(f"pods[{i}]: expected a Pod, got {type(pod).__name__} "
+                                    f"(ksched.inputs.as_pod_table reads manifests)")
+        return cls._of_pods(pods)
+
+    @classmethod
+    def _of_pods(cls, pods: list[Pod]) -> PodTable:
+        """Group pods by spec: first by the identities of the spec's field objects (replicas
+        made with ``attrs.evolve`` or read from one template share them), then by value."""
+        by_identity: dict[tuple, int] = {}
+        by_value: dict[tuple, int] = {}
+        spec = np.empty(len(pods), dtype=np.int64)
+        specs: list[Pod] = []
+        for i, pod in enumerate(pods):
+            if pod.volumes and has_claims(pod):
+                spec[i] = len(specs)
+                specs.append(pod)
+                continue
+            values = spec_key(pod)
+            identity = tuple(map(id, values))
+            row = by_identity.get(identity, -1)
+            if row < 0:
+                try:
+                    row = by_value.setdefault(values, len(specs))
+                except TypeError:  # an unhashable field: a row of its own
+                    row = len(specs)
+                if row == len(specs):
+                    specs.append(pod)
+                by_identity[identity] = row
+            spec[i] = row
+        # ``by_identity`` holds ids of objects the pods keep alive until here.
+        identities = [_identity(p) for p in pods]
+        names, uids, times = (tuple(column) for column in zip(*identities)) if pods \
+            else ((), (), ())
+        return cls(spec, tuple(specs), names, uids, times, pods)
+
+    @classmethod
+    def from_columns(cls, specs: Sequence[Pod], spec: Any, names: Sequence[str],
+                     uids: Sequence[str] | None = None,
+                     creation_times: Sequence[float | None] | None = None) -> PodTable:
+        """A table from columns: pod ``i`` is ``specs[spec[i]]`` named ``names[i]`` (with
+        ``uids[i]`` and ``creation_times[i]``, default ``""`` and ``None``). Pods are made
+        on access; spec rows no pod uses are dropped."""
+        specs = tuple(specs)
+        for i, pod in enumerate(specs):
+            if not isinstance(pod, Pod):
+                raise ArgumentError(f"specs[{i}]: expected a Pod, got {type(pod).__name__}")
+        spec = np.asarray(spec)
+        if spec.ndim != 1 or (len(spec) and spec.dtype.kind not in "iu"):
+            raise ArgumentError("spec: expected a 1-d array of spec rows (integers)")
+        spec = spec.astype(np.int64)
+        if len(spec) and (spec.min() < 0 or spec.max() >= len(specs)):
+            raise ArgumentError(f"spec: rows must be in [0, {len(specs)})")
+        names = tuple(names)
+        count = len(spec)
+        uids = tuple(uids) if uids is not None else ("",) * count
+        times = tuple(creation_times) if creation_times is not None else (None,) * count
+        for label, column in (("names", names), ("uids", uids), ("creation_times", times)):
+            if len(column) != count:
+                raise ArgumentError(f"{label}: expected {count} items (one per pod), got "
+                                    f"{len(column)}")
+        for label, column in (("names", names), ("uids", uids)):
+            if not set(map(type, column)) <= {str}:
+                bad = next(i for i, v in enumerate(column) if type(v) is not str)
+                raise ArgumentError(f"{label}[{bad}]: expected a string, got "
+                                    f"{type(column[bad]).__name__}")
+        used, first, spec = np.unique(spec, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # rows numbered by first use
+        renumber = np.empty(len(order), dtype=np.int64)
+        renumber[order] = np.arange(len(order))
+        spec = renumber[spec.reshape(-1)]
+        firsts = first[order].tolist()
+        reps = tuple(_assemble((names[i], uids[i], times[i]), spec_key(specs[int(used[k])]))
+                     for i, k in zip(firsts, order.tolist()))
+        return cls(spec, reps, names, uids, times)
+
+    # ------------------------------------------------------------------ the sequence
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.take(np.arange(len(self))[index])
+        i = int(index)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("PodTable index out of range")
+        pod = self._pods[i]
+        if pod is None:
+            pod = self._pods[i] = _assemble(
+                (self.names[i], self.uids[i], self.creation_times[i]),
+                self._spec_values[self.spec[i]])
+            self._missing -= 1
+        return pod
+
+    def __iter__(self) -> Iterator[Pod]:
+        if not self._missing:
+            return iter(self._pods)
+        return (self[i] for i in range(len(self)))
+
+    def pods(self, start: int = 0, stop: int | None = None) -> list[Pod]:
+        """Pods ``start..stop`` as a list (made where they were not yet)."""
+        stop = len(self) if stop is None else stop
+        if self._missing:
+            return [self[i] for i in range(start, stop)]
+        return self._pods[start:stop]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PodTable({len(self)} pods, {len(self.specs)} specs)"
+
+    def take(self, rows: Any) -> PodTable:
+        """The table of the pods at ``rows`` (in that order; a row once at most)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        listed = rows.tolist()
+        used, first, spec = np.unique(self.spec[rows], return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        renumber = np.empty(len(order), dtype=np.int64)
+        renumber[order] = np.arange(len(order))
+        spec = renumber[spec.reshape(-1)]
+        # A row's representative is its first pod in the new order.
+        reps = tuple(self[listed[int(first[k])]] for k in order.tolist())
+        made = [self._pods[i] for i in listed]
+        table = PodTable(spec, reps, _pick(self.names, listed), _pick(self.uids, listed),
+                         _pick(self.creation_times, listed), made)
+        if self._missing:
+            table._missing = sum(p is None for p in made)
+        return table
+
+    # ------------------------------------------------------------------ lookups
+
+    def keys(self) -> set[tuple[str, str]]:
+        """The pods' ``(namespace, name)`` keys (a set: do not change it)."""
+        return self._keys
+
+    def row_of(self, namespace: str, name: str) -> int | None:
+        """The position of pod ``namespace/name``, ``None`` when it is not here."""
+        if self._rows is None:
+            namespaces = np.asarray(self.namespaces, dtype=object)[self.namespace].tolist() \
+                if len(self) else []
+            self._rows = {key: i for i, key in enumerate(zip(namespaces, self.names))}
+        return self._rows.get((namespace, name))
+
+    def key_of(self, row: int) -> str:
+        """The ``namespace/name`` of the pod at ``row`` (the pod is not made)."""
+        return f"{self.namespaces[self.namespace[row]]}/{self.names[row]}"
+
+    def entries(self, rows: np.ndarray) -> list:
+        """The pods at ``rows`` as a log takes them (:class:`ksched.bound_pods.BoundPods`):
+        the pods, or ``(table, row)`` pairs for pods not made yet."""
+        if not self._missing:
+            if len(rows) and rows[-1] - rows[0] == len(rows) - 1:
+                return self._pods[int(rows[0]):int(rows[-1]) + 1]
+            return list(map(self._pods.__getitem__, rows.tolist()))
+        return list(zip(itertools.repeat(self), rows.tolist()))
+
+    def namespace_column(self) -> list[str]:
+        """Each pod's namespace."""
+        if not len(self):
+            return []
+        return np.asarray(self.namespaces, dtype=object)[self.namespace].tolist()
+
+
+def _pick(column: tuple, rows: list[int]) -> tuple:
+    """``column``'s items at ``rows``."""
+    if len(rows) > 1:
+        return operator.itemgetter(*rows)(column)
+    return tuple(column[i] for i in rows)
