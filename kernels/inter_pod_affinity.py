@@ -82,7 +82,9 @@ def normalize_pod_affinity_scores(scores):
     arithmetic, 0 everywhere when all scores are equal."""
     if scores.shape[0] == 0:
         return
-    low, high = scores.min(), scores.max()
+    low, high = scores[0], scores[0]
+    for i in range(1, scores.shape[0]):  # loops: ``min()`` / ``max()`` cost compile time
+        low, high = min(low, scores[i]), max(high, scores[i])
     for i in range(scores.shape[0]):
         if high > low:
             scores[i] = np.int64(np.float64(MAX_SCORE)

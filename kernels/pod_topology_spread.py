@@ -134,7 +134,9 @@ def spread_scores(feasible, soft, require_all, labels, counter_column, counter_k
                 if column < 0 or labels[feasible[i], column] < 0:
                     ignored[i] = True
                     break
-    scored = n - ignored.sum()
+    scored = n
+    for i in range(n):
+        scored -= ignored[i]
     weight = np.empty(soft.shape[0], dtype=np.float64)
     for e in range(soft.shape[0]):
         k = soft[e, 0]

@@ -204,9 +204,9 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 reused = True
             elif not norm_varies_for(c, norm_varies, norm_weight):
                 count -= 1
-                feasible[last_position:count] = feasible[last_position + 1:count + 1]
-                totals[last_position:count] = totals[last_position + 1:count + 1]
-                normalized[last_position:count] = normalized[last_position + 1:count + 1]
+                for j in range(last_position, count):  # loops: slices cost compile time
+                    feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
+                    normalized[j] = normalized[j + 1]
                 reused = True
         last_class, last_position = -1, -1
         if not reused:
@@ -227,15 +227,19 @@ def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count,
                 totals[j] = score_row[node]
             _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
                                norm_weight, normalized, raw)
-            totals[:count] += normalized[:count]
+            for j in range(count):
+                totals[j] += normalized[j]
             if pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
                 scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
                 normalize_pod_affinity_scores(scores)
-                totals[:count] += weights[W_POD_AFFINITY] * scores
+                for j in range(count):
+                    totals[j] += weights[W_POD_AFFINITY] * scores[j]
             if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
-                totals[:count] += weights[W_SPREAD] * spread_scores(
-                    feasible[:count], soft, require_all[c], labels, counter_column,
-                    counter_kind, counter_counts, empty_id, empty_slot, seen)
+                scores = spread_scores(feasible[:count], soft, require_all[c], labels,
+                                       counter_column, counter_kind, counter_counts, empty_id,
+                                       empty_slot, seen)
+                for j in range(count):
+                    totals[j] += weights[W_SPREAD] * scores[j]
         if count > 0:
             position = select_host(totals[:count], tie_mode, draws, state) if count > 1 \
                 else 0
@@ -303,10 +307,12 @@ def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_we
     which changes no ranking, so it is left out.
     """
     n = feasible.shape[0]
-    out[:n] = 0
+    for i in range(n):
+        out[i] = 0
     for k in range(norm_weight.shape[0]):
         if norm_weight[k] != 0 and norm_varies[c, k]:
             for i in range(n):
                 raw[i] = norm_raw[c, k, feasible[i]]
             default_normalize_score(raw[:n], MAX_NODE_SCORE, norm_reverse[k])
-            out[:n] += norm_weight[k] * raw[:n]
+            for i in range(n):
+                out[i] += norm_weight[k] * raw[i]

@@ -57,7 +57,10 @@ def tie_index(ties, tie_mode, draws, state):
 def select_host(totals, tie_mode, draws, state):
     """``selectHost``: the position in ``totals`` (int64[n], n >= 1) of the chosen node among
     those with the top score (see :func:`tie_index`); ``state`` is updated in place."""
-    best = totals.max()
+    best = totals[0]
+    for i in range(1, totals.shape[0]):  # a loop: ``max()`` costs compile time
+        if totals[i] > best:
+            best = totals[i]
     ties = 0
     for i in range(totals.shape[0]):
         if totals[i] == best:

@@ -35,7 +35,7 @@ def tree_width(num_walk):
     return width
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def _combine(count, best, ties, slot):
     """Slot ``slot`` from its two children."""
     left, right = 2 * slot, 2 * slot + 1
@@ -48,7 +48,7 @@ def _combine(count, best, ties, slot):
         best[slot], ties[slot] = best[left], ties[left] + ties[right]
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def set_leaf(count, best, ties, position, feasible, score):
     """Leaf ``position`` becomes (``feasible``, ``score``); its ancestors follow."""
     width = count.shape[0] // 2
@@ -67,9 +67,8 @@ def set_leaf(count, best, ties, position, feasible, score):
 def build(count, best, ties, feasible, score):
     """Fill a tree from its leaves (``feasible`` bool[n], ``score`` int64[n], n <= L)."""
     width = count.shape[0] // 2
-    count[width:] = 0
-    best[width:] = NONE
-    ties[width:] = 0
+    for slot in range(width, count.shape[0]):
+        count[slot], best[slot], ties[slot] = 0, NONE, 0
     for i in range(feasible.shape[0]):
         if feasible[i]:
             count[width + i], best[width + i], ties[width + i] = 1, score[i], 1
@@ -77,7 +76,7 @@ def build(count, best, ties, feasible, score):
         _combine(count, best, ties, slot)
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def count_before(count, end):
     """How many leaves in ``[0, end)`` are feasible."""
     width = count.shape[0] // 2
@@ -95,7 +94,7 @@ def count_before(count, end):
     return total
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def kth_feasible(count, k):
     """The leaf of the ``k``-th feasible node (1-based, ``k <= count[1]``)."""
     width = count.shape[0] // 2
@@ -109,7 +108,7 @@ def kth_feasible(count, k):
     return slot - width
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def kth_from(count, start, k):
     """The leaf of the ``k``-th feasible node walking circularly from leaf ``start``."""
     before = count_before(count, start)
@@ -119,7 +118,7 @@ def kth_from(count, start, k):
     return kth_feasible(count, k - after)
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def _top_in(count, best, ties, lo, hi, top, top_ties):
     """Fold the top score and its tie count over leaves ``[lo, hi)`` into (top, top_ties)."""
     width = count.shape[0] // 2
@@ -143,7 +142,7 @@ def _top_in(count, best, ties, lo, hi, top, top_ties):
     return top, top_ties
 
 
-@jit(inline="always")
+@jit(_nrt=False)
 def _nth_top_in(best, ties, lo, hi, top, nth, segments):
     """The leaf of the ``nth`` (0-based) node scoring ``top`` in ``[lo, hi)``, in leaf order,
     or -1 with ``nth`` reduced by the matches there: returns (leaf, nth). ``segments`` is
@@ -194,7 +193,7 @@ def select_in_tree(count, best, ties, num_walk, start, to_find, tie_mode, draws,
     feasible = count[1]
     if feasible == 0:
         return -1, num_walk
-    found = min(to_find, feasible)
+    found = to_find if to_find < feasible else np.int64(feasible)
     processed = num_walk
     if feasible > to_find:
         processed = kth_from(count, start, to_find + 1) - start

@@ -54,7 +54,9 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
     normalised score, anti-affinity only as :func:`_node_local_terms` allows) and its pods in
     ``pod_class[begin:]`` would walk all the nodes at least once, within ``MAX_TREE_SLOTS``."""
     num_classes = has_subset.shape[0]
-    slot = np.full(num_classes, -1, dtype=np.int64)
+    slot = np.empty(num_classes, dtype=np.int64)
+    for c in range(num_classes):
+        slot[c] = -1
     if not use_tree or num_nodes == 0:
         return slot
     pods = np.zeros(num_classes, dtype=np.int64)
@@ -68,7 +70,8 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
     room = MAX_TREE_SLOTS // (2 * tree_width(num_nodes))
     used = 0
     for c in range(num_classes):
-        if used == room or pods[c] < 2 or pods[c] * min(to_find, num_nodes) < num_nodes:
+        window = to_find if to_find < num_nodes else num_nodes
+        if used == room or pods[c] < 2 or pods[c] * window < num_nodes:
             continue
         anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
         existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
@@ -105,14 +108,20 @@ def _node_local_terms(terms, node_unique, ipa_rows, updated):
 @jit
 def new_trees(tree_slot, walk_order):
     """The ``trees`` group for :func:`tree_run` (empty arrays when no class has a tree)."""
-    trees = tree_slot.max() + 1 if tree_slot.shape[0] > 0 else 0
+    trees = 0
+    for c in range(tree_slot.shape[0]):
+        trees = max(trees, tree_slot[c] + 1)
     n = walk_order.shape[0] if trees > 0 else 0
     width = tree_width(n)
     leaf_of = np.empty(n, dtype=np.int64)
-    leaf_of[walk_order[:n]] = np.arange(n)
+    for i in range(n):
+        leaf_of[walk_order[i]] = i
+    synced = np.empty(trees, dtype=np.int64)
+    for t in range(trees):
+        synced[t] = -1
     return (tree_slot, np.zeros((trees, 2 * width), dtype=np.int32),
             np.zeros((trees, 2 * width), dtype=np.int64),
-            np.zeros((trees, 2 * width), dtype=np.int32), np.full(trees, -1, dtype=np.int64),
+            np.zeros((trees, 2 * width), dtype=np.int32), synced,
             np.empty(SEGMENTS, dtype=np.int64), leaf_of, np.empty(n, dtype=np.bool_),
             np.empty(n, dtype=np.int64))
 
