@@ -12,7 +12,7 @@ import json, resource, time
 import ksched
 from ksched.workloads import WORKLOADS
 ksched.warmup()
-cluster, pods = WORKLOADS["Fleet/1000000Nodes_10Resources"].make()
+cluster, pods = WORKLOADS["Fleet/1000000Nodes_100000Pods"].make()
 started = time.perf_counter()
 result = ksched.schedule_batch(cluster, pods)
 seconds = time.perf_counter() - started

@@ -36,6 +36,8 @@ group; attach_any : bool[C, G] it attaches anything there.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ksched.constants import MAX_NODE_SCORE
@@ -74,228 +76,267 @@ __all__ = ["schedule_loop", "EVALUATED_AT", "KNOWN_FAILURE", "NEW_FAILURE", "NEX
            "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY", "W_SPREAD"]
 
 
-@jit
-def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
-                  pods_col, static_ok, norm_raw, norm_varies, norm_reverse, norm_weight,
-                  static_score, request, fit_check_indptr, fit_check_cols, count_only,
-                  nonzero_add, port_check_indptr, port_check, port_add_indptr, port_add,
-                  subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src, fit_req,
-                  fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights, has_scoring,
-                  fit_enabled, percentage, tie_mode, draws, state, fail_epoch, node_version,
-                  cached_version, cached_score, labels, spread_indptr, spread_entries,
-                  counter_column, counter_included, counter_domain_indptr, counter_domains,
-                  counter_match, counter_counts, counter_kind, soft_indptr, soft_entries,
-                  require_all, empty_id, empty_slot, ipa_affinity_indptr, ipa_affinity,
-                  ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
-                  ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows,
-                  ipa_affinity_empty, attach_group, attach_limits, attached, has_attach,
-                  attach_adds, attach_any, use_tree, node_unique, out_node, out_start):
-    """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
+def _make_loop(counts_domains: bool) -> Any:
+    """:func:`schedule_loop` compiled with or without the code that counts pods per topology
+    domain (spreading and pod affinity, filter and score): a closure constant, so numba
+    compiles only what a run uses (each variant is cached apart)."""
 
-    fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
-    tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection).
-    state : int64[5] counters (``*_AT``), updated in place.
-    fail_epoch : int64[C], the placement count when each class last failed (-1: never).
-    node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
-        int64[C, N] holds each class's weighted resource and static score of a node, valid
-        while ``cached_version`` equals the node's version (only the node that received the
-        last pod needs rescoring).
-    labels : int32[N, K] label value ids. Topology spreading
-        (:mod:`ksched.kernels.pod_topology_spread`): a class's hard constraints are
-        ``spread_entries[spread_indptr[c]:spread_indptr[c + 1]]``, its soft ones
-        ``soft_entries[soft_indptr[c]:soft_indptr[c + 1]]``; counter ``k`` counts matching
-        pods in ``counter_counts[k]`` (updated in place) over the nodes
-        ``counter_included[k]``, whose domains are listed in the ``counter_domain_indptr`` /
-        ``counter_domains`` CSR, filing nodes by ``counter_kind[k]`` over label column
-        ``counter_column[k]``; ``counter_match[c, k]``: a pod of class ``c`` counts there;
-        ``require_all[c]``: soft scoring ignores nodes lacking a key. InterPodAffinity
-        (:mod:`ksched.kernels.inter_pod_affinity`): ``ipa_rows`` int64[R, V] count pods (or
-        sum weights) per domain value; a class's ``ipa_affinity``, ``ipa_anti``,
-        ``ipa_existing`` and ``ipa_score`` entries are (row, label column) pairs (CSR by
-        class); ``ipa_self_match[c]`` and ``ipa_affinity_empty[c]`` decide the
-        first-pod-of-a-group rule; ``ipa_updates`` (row, amount, column, class whose
-        affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
-    attached : the attach-limit counts, updated in place (see the module's arrays).
-    use_tree : select by :mod:`ksched.kernels.selection_tree` for the classes it serves
-        (:func:`~ksched.kernels.tree_run.tree_classes`); ``False``: the plain walk for every
-        pod (same placements). node_unique : bool[K], per label column, no two nodes share a
-        value (hostnames).
-    out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
-    out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
-    The loop returns early, after recording it, at a pod that fails while the cluster has
-    changed since its class last failed: the caller then words the diagnosis. A pod whose class
-    failed and nothing was placed since fails the same way without being evaluated.
-    """
-    num_nodes = walk_order.shape[0]
-    feasible = np.empty(num_nodes, dtype=np.int64)
-    totals = np.empty(num_nodes, dtype=np.int64)
-    normalized = np.empty(num_nodes, dtype=np.int64)
-    fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
-    seen = np.zeros(counter_counts.shape[1], dtype=np.bool_)
-    raw = np.empty(num_nodes, dtype=np.int64)
-    # The last pod's full walk, kept for the next pod of the same class (see the reuse below).
-    last_class, last_position, count = -1, -1, 0
-    to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
-    trees = new_trees(tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree,
-                                   has_subset, spread_indptr, soft_indptr, ipa_affinity_indptr,
-                                   ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
-                                   ipa_score_indptr, weights, norm_varies, norm_weight,
-                                   node_unique, ipa_rows, ipa_update_indptr, ipa_updates),
-                     walk_order)
-    attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
-    local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
-             pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
-             has_attach, attach)
-    anti_terms = (ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels, ipa_rows)
-    scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
-               node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
-               cached_version, cached_score)
-    placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
-                 port_count, node_version, has_attach, attach_group, attached, attach_adds,
-                 counter_match, counter_included, counter_counts, counter_kind, labels,
-                 counter_column, empty_id, empty_slot, ipa_update_indptr, ipa_updates, ipa_rows,
-                 ipa_affinity_empty)
-    p = begin
-    while p < pod_class.shape[0]:
-        c = pod_class[p]
-        if trees[0][c] >= 0:
-            last_class, last_position = -1, -1
-            p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
-                                  fail_epoch, out_node, out_start, trees, local, anti_terms,
-                                  scoring, placement)
-            if stopped:
-                return p
-            continue
-        start = state[NEXT_START_AT]
-        out_start[p] = start
-        n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
-        if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
-            p += 1
-            continue
-        walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
-        checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
-        fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
-        request_row, ok_row = request[c], static_ok[c]
-        count_only_c, attach_c = count_only[c], has_attach[c]
-        fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
-        ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
-        static_row, version_row, score_row = static_score[c], cached_version[c], cached_score[c]
-        chosen, processed = -1, n_all
-        entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
-        soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
-        affinity = ipa_affinity[ipa_affinity_indptr[c]:ipa_affinity_indptr[c + 1]]
-        anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
-        existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
-        pod_scores = ipa_score[ipa_score_indptr[c]:ipa_score_indptr[c + 1]]
-        first_of_group = ipa_affinity_empty[c] and ipa_self_match[c]
-        pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
-        minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
-                                  counter_counts)
-        reused = False
-        if c == last_class and last_position >= 0:
-            node = feasible[last_position]
-            if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-                        request_row, fit_cols_c, count_only_c, port_count, c, attach_c, attach):
-                rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
-                        shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
-                        fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                        static_row, version_row, score_row)
-                totals[last_position] = normalized[last_position] + score_row[node]
-                reused = True
-            elif not norm_varies_for(c, norm_varies, norm_weight):
-                count -= 1
-                for j in range(last_position, count):  # loops: slices cost compile time
-                    feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
-                    normalized[j] = normalized[j + 1]
-                reused = True
-        last_class, last_position = -1, -1
-        if not reused:
-            to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
-            count, processed = _walk(
-                walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested,
-                pods_col, request_row, fit_cols_c, count_only_c, port_count, feasible,
-                entries, minimum, labels, counter_column, counter_counts, pod_affinity,
-                affinity, anti, existing, first_of_group, ipa_rows, c, attach_c, attach)
-        if count > 1 and not reused:
-            for j in range(count):
-                node = feasible[j]
-                if version_row[node] != node_version[node]:  # checked here: calls cost
+    def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
+                      pods_col, static_ok, norm_raw, norm_varies, norm_reverse, norm_weight,
+                      static_score, request, fit_check_indptr, fit_check_cols, count_only,
+                      nonzero_add, port_check_indptr, port_check, port_add_indptr, port_add,
+                      subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src, fit_req,
+                      fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
+                      has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
+                      node_version, cached_version, cached_score, labels, spread_indptr,
+                      spread_entries, counter_column, counter_included, counter_domain_indptr,
+                      counter_domains, counter_match, counter_counts, counter_kind, soft_indptr,
+                      soft_entries, require_all, empty_id, empty_slot, ipa_affinity_indptr,
+                      ipa_affinity, ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
+                      ipa_score_indptr, ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates,
+                      ipa_rows, ipa_affinity_empty, attach_group, attach_limits, attached,
+                      has_attach, attach_adds, attach_any, use_tree, node_unique, out_node,
+                      out_start):
+        """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
+
+        fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
+        tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection).
+        state : int64[5] counters (``*_AT``), updated in place.
+        fail_epoch : int64[C], the placement count when each class last failed (-1: never).
+        node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
+            int64[C, N] holds each class's weighted resource and static score of a node, valid
+            while ``cached_version`` equals the node's version (only the node that received the
+            last pod needs rescoring).
+        labels : int32[N, K] label value ids. Topology spreading
+            (:mod:`ksched.kernels.pod_topology_spread`): a class's hard constraints are
+            ``spread_entries[spread_indptr[c]:spread_indptr[c + 1]]``, its soft ones
+            ``soft_entries[soft_indptr[c]:soft_indptr[c + 1]]``; counter ``k`` counts matching
+            pods in ``counter_counts[k]`` (updated in place) over the nodes
+            ``counter_included[k]``, whose domains are listed in the ``counter_domain_indptr`` /
+            ``counter_domains`` CSR, filing nodes by ``counter_kind[k]`` over label column
+            ``counter_column[k]``; ``counter_match[c, k]``: a pod of class ``c`` counts there;
+            ``require_all[c]``: soft scoring ignores nodes lacking a key. InterPodAffinity
+            (:mod:`ksched.kernels.inter_pod_affinity`): ``ipa_rows`` int64[R, V] count pods (or
+            sum weights) per domain value; a class's ``ipa_affinity``, ``ipa_anti``,
+            ``ipa_existing`` and ``ipa_score`` entries are (row, label column) pairs (CSR by
+            class); ``ipa_self_match[c]`` and ``ipa_affinity_empty[c]`` decide the
+            first-pod-of-a-group rule; ``ipa_updates`` (row, amount, column, class whose
+            affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
+        attached : the attach-limit counts, updated in place (see the module's arrays).
+        use_tree : select by :mod:`ksched.kernels.selection_tree` for the classes it serves
+            (:func:`~ksched.kernels.tree_run.tree_classes`); ``False``: the plain walk for every
+            pod (same placements). node_unique : bool[K], per label column, no two nodes share a
+            value (hostnames).
+        out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
+        out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
+        The loop returns early, after recording it, at a pod that fails while the cluster has
+        changed since its class last failed: the caller then words the diagnosis. A pod whose class
+        failed and nothing was placed since fails the same way without being evaluated.
+        """
+        num_nodes = walk_order.shape[0]
+        feasible = np.empty(num_nodes, dtype=np.int64)
+        totals = np.empty(num_nodes, dtype=np.int64)
+        normalized = np.empty(num_nodes, dtype=np.int64)
+        fractions = np.empty(max(ba_cols.shape[1], 1), dtype=np.float64)
+        seen = np.zeros(counter_counts.shape[1], dtype=np.bool_)
+        raw = np.empty(num_nodes, dtype=np.int64)
+        no_minimum = np.zeros(0, dtype=np.int64)
+        # The last pod's full walk, kept for the next pod of the same class (see the reuse below).
+        last_class, last_position, count = -1, -1, 0
+        to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
+        trees = new_trees(tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree,
+                                       has_subset, spread_indptr, soft_indptr, ipa_affinity_indptr,
+                                       ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
+                                       ipa_score_indptr, weights, norm_varies, norm_weight,
+                                       node_unique, ipa_rows, ipa_update_indptr, ipa_updates),
+                         walk_order)
+        attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
+        local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
+                 pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
+                 has_attach, attach)
+        anti_terms = (ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels,
+                      ipa_rows)
+        scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
+                   node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
+                   cached_version, cached_score)
+        placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
+                     port_count, node_version, has_attach, attach_group, attached, attach_adds,
+                     counter_match, counter_included, counter_counts, counter_kind, labels,
+                     counter_column, empty_id, empty_slot, ipa_update_indptr, ipa_updates, ipa_rows,
+                     ipa_affinity_empty)
+        p = begin
+        while p < pod_class.shape[0]:
+            c = pod_class[p]
+            if trees[0][c] >= 0:
+                last_class, last_position = -1, -1
+                p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
+                                      fail_epoch, out_node, out_start, trees, local, anti_terms,
+                                      scoring, placement)
+                if stopped:
+                    return p
+                continue
+            start = state[NEXT_START_AT]
+            out_start[p] = start
+            n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
+            if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
+                p += 1
+                continue
+            walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
+            checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
+            fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
+            request_row, ok_row = request[c], static_ok[c]
+            count_only_c, attach_c = count_only[c], has_attach[c]
+            fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
+            ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
+            static_row, version_row, score_row = static_score[c], cached_version[c], cached_score[c]
+            chosen, processed = -1, n_all
+            entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
+            soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
+            affinity = ipa_affinity[ipa_affinity_indptr[c]:ipa_affinity_indptr[c + 1]]
+            anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
+            existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
+            pod_scores = ipa_score[ipa_score_indptr[c]:ipa_score_indptr[c + 1]]
+            first_of_group = ipa_affinity_empty[c] and ipa_self_match[c]
+            pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
+            minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
+                                      counter_counts) if counts_domains else no_minimum
+            reused, varies = False, norm_varies_for(c, norm_varies, norm_weight)
+            if c == last_class and last_position >= 0:
+                node = feasible[last_position]
+                if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                            request_row, fit_cols_c, count_only_c, port_count, c, attach_c, attach):
                     rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
                             shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
                             fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
                             static_row, version_row, score_row)
-                totals[j] = score_row[node]
-            _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
-                               norm_weight, normalized, raw)
-            for j in range(count):
-                totals[j] += normalized[j]
-            if pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
-                scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
-                normalize_pod_affinity_scores(scores)
+                    totals[last_position] = score_row[node] + (normalized[last_position] if varies
+                                                                else 0)
+                    reused = True
+                elif not varies:
+                    count -= 1
+                    for j in range(last_position, count):  # a loop: slices cost compile time
+                        feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
+                    reused = True
+            last_class, last_position = -1, -1
+            if not reused:
+                to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
+                if counts_domains:
+                    count, processed = _walk_counting(
+                        walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
+                        requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
+                        feasible, entries, minimum, labels, counter_column, counter_counts,
+                        pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
+                        attach_c, attach)
+                else:
+                    count, processed = _walk_local(
+                        walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
+                        requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
+                        feasible, entries, minimum, labels, counter_column, counter_counts,
+                        pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
+                        attach_c, attach)
+            if count > 1 and not reused:
                 for j in range(count):
-                    totals[j] += weights[W_POD_AFFINITY] * scores[j]
-            if soft.shape[0] > 0 and weights[W_SPREAD] != 0:
-                scores = spread_scores(feasible[:count], soft, require_all[c], labels,
-                                       counter_column, counter_kind, counter_counts, empty_id,
-                                       empty_slot, seen)
-                for j in range(count):
-                    totals[j] += weights[W_SPREAD] * scores[j]
-        if count > 0:
-            position = select_host(totals[:count], tie_mode, draws, state) if count > 1 \
-                else 0
-            chosen = feasible[position]
-            if (processed == n_all and n_all == num_nodes and count > 1
-                    and entries.shape[0] == 0 and soft.shape[0] == 0 and not pod_affinity
-                    and pod_scores.shape[0] == 0):
-                last_class, last_position = c, position
-        state[NEXT_START_AT] = (start + processed) % num_nodes
-        state[EVALUATED_AT] += processed
-        if chosen < 0:
-            out_node[p] = NEW_FAILURE
-            fail_epoch[c] = state[PLACED_AT]
-            return p + 1
-        place(p, chosen, c, out_node, state, placement)
-        p += 1
-    return pod_class.shape[0]
+                    node = feasible[j]
+                    if version_row[node] != node_version[node]:  # checked here: calls cost
+                        rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
+                                shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
+                                fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
+                                static_row, version_row, score_row)
+                    totals[j] = score_row[node]
+                if varies:  # else the normalised scores are the same on every node
+                    _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
+                                       norm_weight, normalized, raw)
+                    for j in range(count):
+                        totals[j] += normalized[j]
+                if counts_domains and pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
+                    scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
+                    normalize_pod_affinity_scores(scores)
+                    for j in range(count):
+                        totals[j] += weights[W_POD_AFFINITY] * scores[j]
+                if counts_domains and soft.shape[0] > 0 and weights[W_SPREAD] != 0:
+                    scores = spread_scores(feasible[:count], soft, require_all[c], labels,
+                                           counter_column, counter_kind, counter_counts, empty_id,
+                                           empty_slot, seen)
+                    for j in range(count):
+                        totals[j] += weights[W_SPREAD] * scores[j]
+            if count > 0:
+                position = select_host(totals[:count], tie_mode, draws, state) if count > 1 \
+                    else 0
+                chosen = feasible[position]
+                if (processed == n_all and n_all == num_nodes and count > 1
+                        and entries.shape[0] == 0 and soft.shape[0] == 0 and not pod_affinity
+                        and pod_scores.shape[0] == 0):
+                    last_class, last_position = c, position
+            state[NEXT_START_AT] = (start + processed) % num_nodes
+            state[EVALUATED_AT] += processed
+            if chosen < 0:
+                out_node[p] = NEW_FAILURE
+                fail_epoch[c] = state[PLACED_AT]
+                return p + 1
+            place(p, chosen, c, out_node, state, placement)
+            p += 1
+        return pod_class.shape[0]
+
+    return jit(schedule_loop)
 
 
-@jit(inline="always")
-def _walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-          request_row, fit_cols, count_only, port_count, out_feasible, entries, minimum, labels,
-          counter_column, counter_counts, pod_affinity, affinity, anti, existing,
-          first_of_group, ipa_rows, c, attach_c, attach):
-    """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
-    count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
-    n_all = walk.shape[0]
-    count = 0
-    processed = 0
-    index = start % n_all if n_all > 0 else 0
-    for _ in range(n_all):
-        node = walk[index]
-        index += 1
-        if index == n_all:
-            index = 0
-        # :func:`local_ok`, written out: a call per node costs more than its checks.
-        ok = ok_row[node]
-        if ok and checks.shape[0] > 0:
-            ok = not ports_conflict(port_count, node, checks)
-        if ok and fit_enabled:
-            ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
-        if ok and attach_c:
-            ok = attach_ok(node, c, attach)
-        if ok and entries.shape[0] > 0:
-            ok = spread_filter_code(node, entries, minimum, labels, counter_column,
-                                    counter_counts) == 0
-        if ok and pod_affinity:
-            ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
-                                   ipa_rows) == 0
-        if ok:
-            if count == to_find:
-                break
-            out_feasible[count] = node
-            count += 1
-        processed += 1
-    return count, processed
+#: The loop for runs whose classes count no pods per domain, and for the others.
+_LOOPS = (_make_loop(False), _make_loop(True))
+
+
+def schedule_loop(*args: Any, counts_domains: bool = True, **kwargs: Any) -> int:
+    """The compiled loop (see its docstring in :func:`_make_loop`), the variant without the
+    per-domain code when ``counts_domains`` is false (no class spreads or has pod affinity)."""
+    return _LOOPS[bool(counts_domains)](*args, **kwargs)
+
+
+def _make_walk(counts_domains: bool) -> Any:
+    """:func:`walk` compiled with or without the checks that read counts per topology domain
+    (spreading, pod affinity): a closure constant, so numba leaves out the code it disables."""
+
+    def walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+              request_row, fit_cols, count_only, port_count, out_feasible, entries, minimum, labels,
+              counter_column, counter_counts, pod_affinity, affinity, anti, existing,
+              first_of_group, ipa_rows, c, attach_c, attach):
+        """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
+        count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
+        n_all = walk.shape[0]
+        count = 0
+        processed = 0
+        index = start % n_all if n_all > 0 else 0
+        for _ in range(n_all):
+            node = walk[index]
+            index += 1
+            if index == n_all:
+                index = 0
+            # :func:`local_ok`, written out: a call per node costs more than its checks.
+            ok = ok_row[node]
+            if ok and checks.shape[0] > 0:
+                ok = not ports_conflict(port_count, node, checks)
+            if ok and fit_enabled:
+                ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
+            if ok and attach_c:
+                ok = attach_ok(node, c, attach)
+            if counts_domains and ok and entries.shape[0] > 0:
+                ok = spread_filter_code(node, entries, minimum, labels, counter_column,
+                                        counter_counts) == 0
+            if counts_domains and ok and pod_affinity:
+                ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
+                                       ipa_rows) == 0
+            if ok:
+                if count == to_find:
+                    break
+                out_feasible[count] = node
+                count += 1
+            processed += 1
+        return count, processed
+
+    return jit(_nrt=False)(walk)
+
+
+#: The walk without and with the checks that read counts per domain.
+_walk_local = _make_walk(False)
+_walk_counting = _make_walk(True)
 
 
 @jit

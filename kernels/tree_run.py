@@ -158,7 +158,7 @@ def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epo
     return p, False
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _sync(p, c, slot, out_node, walk, trees, local, anti_terms, scoring):
     """Bring class ``c``'s tree up to pod ``p``: rebuilt when it has none yet or more pods
     were placed since its last pod than there are nodes, else the leaves of the nodes placed
@@ -181,7 +181,7 @@ def _sync(p, c, slot, out_node, walk, trees, local, anti_terms, scoring):
             set_leaf(count, best, ties, position, ok, leaf_score[position])
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _leaf(node, c, leaf_score, position, local, anti_terms, scoring):
     """Whether ``node`` passes class ``c``'s node-local filters (its anti-affinity included)
     and, when it does, its score into ``leaf_score[position]`` (rescored when its requests

@@ -59,8 +59,9 @@ def affinity_key_columns(state: ClusterState, pods: Sequence[Pod]) -> tuple[list
     """The label columns that running or pending pods' terms can file InterPodAffinity
     counts under: required anti-affinity keys, and every affinity key (for scores)."""
     anti_keys, scored_keys = set(), set()
-    for affinity, anti in {(p.pod_affinity, p.pod_anti_affinity) for p in pods
-                           if p.has_pod_affinity}:
+    distinct = {(id(p.pod_affinity), id(p.pod_anti_affinity)): (p.pod_affinity, p.pod_anti_affinity)
+                for p in pods if p.has_pod_affinity}  # by identity: replicas share theirs
+    for affinity, anti in distinct.values():
         if anti is not None:
             anti_keys |= {t.topology_key for t in anti.required}
             scored_keys |= {w.term.topology_key for w in anti.preferred}

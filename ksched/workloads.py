@@ -343,7 +343,7 @@ WORKLOADS = {w.name: w for w in [
              config=MOST_ALLOCATED),
     Workload("SchedulingBasic/5000Nodes/RequestedToCapacityRatio", 5000, 1000, 10000,
              scheduling_basic, config=REQUESTED_TO_CAPACITY_RATIO),
-    Workload("Fleet/1000000Nodes_10Resources", 1_000_000, 0, 10000, fleet),
+    Workload("Fleet/1000000Nodes_100000Pods", 1_000_000, 0, 100_000, fleet),
     Workload("SchedulingPodAntiAffinity/5000Nodes", 5000, 1000, 1000, pod_anti_affinity),
     Workload("SchedulingPodAffinity/5000Nodes", 5000, 5000, 1000, pod_affinity),
     Workload("SchedulingPreferredPodAffinity/5000Nodes", 5000, 5000, 1000,

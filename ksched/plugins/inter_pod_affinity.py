@@ -32,9 +32,8 @@ and :meth:`InterPodAffinity.score_increments`); the reference the plugin is test
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 import numpy as np
@@ -168,10 +167,25 @@ def aggregate_errors(errors: list[str]) -> str | None:
     return distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
 
 
-@functools.lru_cache(maxsize=1 << 16)
+#: Parsed terms by (namespace, identities of the pod's two affinity fields): what the terms
+#: depend on. Each entry holds the field objects, so their ids stay theirs while it lives.
+_TERMS: dict[tuple[str, int, int], tuple[Any, Any, PodTerms]] = {}
+
+
 def existing_pod_terms(pod: Pod) -> PodTerms:
-    """The terms of a running pod (``NodeInfo.AddPod`` ignores the parse error)."""
-    return parse_pod_terms(pod)[0]
+    """The terms of a running pod (``NodeInfo.AddPod`` ignores the parse error), parsed once
+    per namespace and affinity objects (replicas share theirs; hashing a whole pod costs more
+    than parsing)."""
+    affinity, anti = pod.pod_affinity, pod.pod_anti_affinity
+    key = (pod.namespace, id(affinity), id(anti))
+    found = _TERMS.get(key)
+    if found is not None and found[0] is affinity and found[1] is anti:
+        return found[2]
+    if len(_TERMS) >= 1 << 16:
+        _TERMS.clear()
+    terms = parse_pod_terms(pod)[0]
+    _TERMS[key] = (affinity, anti, terms)
+    return terms
 
 
 def has_required_anti_affinity(pod: Pod) -> bool:
@@ -252,12 +266,20 @@ class FilterCounts:
 
 
 def _matched_domains(state: ClusterState, node: int, terms: Sequence[tuple[AffinityTerm, int]],
-                     pod: Pod, ns_labels: Mapping[str, str]):
+                     pod: Pod, ns_labels: Mapping[str, str], seen: dict[int, tuple]):
     """(label column, value id, amount) for each of a running pod's terms that matches the
-    incoming pod, filed under the running pod's node's value of the term's topology key."""
+    incoming pod, filed under the running pod's node's value of the term's topology key.
+    ``seen`` keeps, per term object (replicas share theirs), the term and its column (-1:
+    no such key, or no match) for the one incoming pod."""
     for term, amount in terms:
-        column = state.label_column(term.topology_key)
-        if column < 0 or not term.matches(pod, ns_labels):
+        found = seen.get(id(term))
+        if found is None or found[0] is not term:
+            column = state.label_column(term.topology_key)
+            if column >= 0 and not term.matches(pod, ns_labels):
+                column = -1
+            found = seen[id(term)] = (term, column)
+        column = found[1]
+        if column < 0:
             continue
         value = int(state.labels[node, column])
         if value != ABSENT:
@@ -278,13 +300,14 @@ def _pre_filter_state(state: ClusterState, pod: Pod, terms: PodTerms) -> FilterC
     # getExistingAntiAffinityCounts
     existing_cols: list[int] = []
     existing_vals: list[int] = []
+    seen: dict[int, tuple] = {}
     for row in state.affinity_pods:
         other = state.pods[row]
         if not has_required_anti_affinity(other):
             continue
         anti_terms = [(t, 0) for t in existing_pod_terms(other).required_anti_affinity]
         for column, value, _ in _matched_domains(state, int(state.pod_node[row]), anti_terms,
-                                                 pod, ns_labels):
+                                                 pod, ns_labels, seen):
             existing_cols.append(column)
             existing_vals.append(value)
     existing: dict[int, npt.NDArray[np.int64]] = {}
@@ -372,6 +395,7 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
 
     # The running pods' terms (only pods with affinity have any) against the incoming pod.
     hard = args.hard_pod_affinity_weight
+    seen: dict[int, tuple] = {}
     for row in state.affinity_pods:
         node = int(state.pod_node[row])
         if not labelled[node]:
@@ -382,7 +406,8 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
             weighted += [(t, wrap_int32(hard)) for t in other.required_affinity]
         weighted += [(w.term, wrap_int32(w.weight)) for w in other.preferred_affinity]
         weighted += [(w.term, wrap_int32(-w.weight)) for w in other.preferred_anti_affinity]
-        for column, value, amount in _matched_domains(state, node, weighted, pod, ns_labels):
+        for column, value, amount in _matched_domains(state, node, weighted, pod, ns_labels,
+                                                      seen):
             one_col.append(column)
             one_val.append(value)
             one_amount.append(amount)
