@@ -14,10 +14,11 @@ node-static scores, ``S`` scored resources):
 
 allocatable : int64[N, R]; requested : int64[N, R] and nonzero : int64[N, 2], updated in place;
 port_count : int32[N, P], updated in place; walk_order : int64[N], the node tree order.
-static_ok : bool[C, N]; norm_raw : int64[C, K, N] raw node-static scores normalised with
+static_ok : bool[C, N]; norm_raw : int64[R, N] raw node-static scores normalised with
 ``DefaultNormalizeScore`` (``norm_reverse`` : bool[K]) and weighted by ``norm_weight`` :
-int64[K]; norm_varies : bool[C, K] some node's raw score is not 0 (otherwise the normalised
-score is the same everywhere and left out); static_score : int64[C, N] the weighted sum of the
+int64[K], class ``c``'s score ``k`` in row ``norm_row[c, k]``, -1 (and ``norm_varies[c, k]``
+false) when it is 0 on every node (the normalised score is then the same everywhere and left
+out); static_score : int64[C, N] the weighted sum of the
 node-static scores that need no normalisation. request : int64[C, R] the class's requests
 (pod count 0), added on placement; fit_check_indptr / fit_check_cols : CSR of the resource
 columns the fit filter checks; count_only : bool[C]. nonzero_add : int64[C, 2];
@@ -82,11 +83,11 @@ def _make_loop(counts_domains: bool) -> Any:
     compiles only what a run uses (each variant is cached apart)."""
 
     def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
-                      pods_col, static_ok, norm_raw, norm_varies, norm_reverse, norm_weight,
-                      static_score, request, fit_check_indptr, fit_check_cols, count_only,
-                      nonzero_add, port_check_indptr, port_check, port_add_indptr, port_add,
-                      subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src, fit_req,
-                      fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
+                      pods_col, static_ok, norm_raw, norm_row, norm_varies, norm_reverse,
+                      norm_weight, static_score, request, fit_check_indptr, fit_check_cols,
+                      count_only, nonzero_add, port_check_indptr, port_check, port_add_indptr,
+                      port_add, subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src,
+                      fit_req, fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
                       has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
                       node_version, cached_version, cached_score, labels, spread_indptr,
                       spread_entries, counter_column, counter_included, counter_domain_indptr,
@@ -244,7 +245,7 @@ def _make_loop(counts_domains: bool) -> Any:
                                 static_row, version_row, score_row)
                     totals[j] = score_row[node]
                 if varies:  # else the normalised scores are the same on every node
-                    _normalized_scores(feasible[:count], c, norm_raw, norm_varies, norm_reverse,
+                    _normalized_scores(feasible[:count], c, norm_raw, norm_row, norm_reverse,
                                        norm_weight, normalized, raw)
                     for j in range(count):
                         totals[j] += normalized[j]
@@ -340,7 +341,7 @@ _walk_counting = _make_walk(True)
 
 
 @jit
-def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_weight, out, raw):
+def _normalized_scores(feasible, c, norm_raw, norm_row, norm_reverse, norm_weight, out, raw):
     """The weighted, normalised node-static scores of the feasible nodes, into ``out``
     (``raw``: scratch room, as long).
 
@@ -351,9 +352,10 @@ def _normalized_scores(feasible, c, norm_raw, norm_varies, norm_reverse, norm_we
     for i in range(n):
         out[i] = 0
     for k in range(norm_weight.shape[0]):
-        if norm_weight[k] != 0 and norm_varies[c, k]:
+        row = norm_row[c, k]
+        if norm_weight[k] != 0 and row >= 0:
             for i in range(n):
-                raw[i] = norm_raw[c, k, feasible[i]]
+                raw[i] = norm_raw[row, feasible[i]]
             default_normalize_score(raw[:n], MAX_NODE_SCORE, norm_reverse[k])
             for i in range(n):
                 out[i] += norm_weight[k] * raw[i]

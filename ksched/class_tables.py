@@ -23,6 +23,21 @@ def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
     return indptr
 
 
+def _norm_arrays(per_class: list[list[np.ndarray | None]], k: int, n: int) -> dict[str, Any]:
+    """The normalised node-static scores that vary: ``norm_raw`` int64[R, N] their rows,
+    ``norm_row`` int64[C, K] each class's row per score (-1: 0 on every node, left out),
+    ``norm_varies`` bool[C, K] (``norm_row >= 0``)."""
+    rows = [raw for raws in per_class for raw in raws if raw is not None]
+    norm_row = np.full((len(per_class), k), -1, dtype=np.int64)
+    at = 0
+    for c, raws in enumerate(per_class):
+        for j, raw in enumerate(raws):
+            if raw is not None:
+                norm_row[c, j], at = at, at + 1
+    return dict(norm_raw=np.array(rows, dtype=np.int64).reshape(len(rows), n),
+                norm_row=norm_row, norm_varies=norm_row >= 0)
+
+
 @attrs.define
 class ClassTables:
     """The per-class arrays of the loop (see :mod:`ksched.kernels.schedule_loop`)."""
@@ -94,9 +109,7 @@ class ClassTables:
                                   dtype=np.int64).reshape(-1, 3),
             require_all=np.array(t.require_all, dtype=np.bool_),
             static_ok=stack(t.static_ok, n, np.bool_),
-            norm_raw=np.array(t.norm_raw, dtype=np.int64).reshape(len(t.norm_raw), k, n),
-            norm_varies=np.array([raw.any(axis=1) for raw in t.norm_raw],
-                                 dtype=np.bool_).reshape(len(t.norm_raw), k),
+            **_norm_arrays(t.norm_raw, k, n),
             static_score=stack(t.static_score, n, np.int64),
             request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
             fit_check_cols=fit_check_cols, count_only=np.array(t.count_only, dtype=np.bool_),

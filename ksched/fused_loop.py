@@ -351,24 +351,22 @@ class FusedLoop:
                 not_scored.add(name)
             elif status is not None and not status.is_success:
                 return None
-        static = np.zeros(n, dtype=np.int64)
-        raw = np.zeros((len(self.normalized), n), dtype=np.int64)
-        k = 0
+        static = np.zeros(len(judged), dtype=np.int64)
+        raw: list[np.ndarray | None] = []
         for name, plugin, weight, how in self.static_scores:
-            scores = (np.asarray(plugin.score(cycle, judged), dtype=np.int64)[spread]
-                      if name not in not_scored else np.zeros(n, dtype=np.int64))
+            scores = (np.asarray(plugin.score(cycle, judged), dtype=np.int64)
+                      if name not in not_scored else np.zeros(len(judged), dtype=np.int64))
             if how is Normalization.NONE:
                 static += weight * scores
-            else:
-                raw[k] = scores
-                k += 1
-        return ok[spread], raw, static
+            else:  # spread over the nodes only when some node's score is not 0
+                raw.append(scores[spread] if scores.any() else None)
+        return ok[spread], raw, static[spread]
 
     def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, counts: Any, binds: bool,
-                   ok: np.ndarray, norm_raw: np.ndarray, static_score: np.ndarray) -> int | None:
+                   ok: np.ndarray, norm_raw: list, static_score: np.ndarray) -> int | None:
         """Append the class to the tables (``None``, nothing appended, when the loop does
         not model it after all)."""
-        state, pod, t, n = cycle.state, cycle.pod, self.tables, cycle.state.num_nodes
+        state, pod, t = cycle.state, cycle.pod, self.tables
         resources = self._resources(cycle)
         hard = self.spread_filter.filter_counts(cycle) if self.spread_filter is not None \
             else None
@@ -403,11 +401,22 @@ class FusedLoop:
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
                         else np.zeros(0, np.int64))
-        self.fail_epoch = np.append(self.fail_epoch, -1)
-        self.cached_version = np.vstack([self.cached_version, np.full((1, n), -1, np.int64)])
-        self.cached_score = np.vstack([self.cached_score, np.zeros((1, n), np.int64)])
+        self._grow_rows(len(t.static_ok))
         self._arrays = None
         return len(t.static_ok) - 1
+
+    def _grow_rows(self, classes: int) -> None:
+        """Room for ``classes`` classes in the per-class state (doubling, so adding classes one
+        at a time copies each row a few times, not once per class)."""
+        have = len(self.fail_epoch)
+        if classes <= have:
+            return
+        rows, n = max(classes, 2 * have), self.layout.num_nodes
+        grown = np.full(rows, -1, dtype=np.int64), np.full((rows, n), -1, dtype=np.int64), \
+            np.zeros((rows, n), dtype=np.int64)
+        for new, old in zip(grown, (self.fail_epoch, self.cached_version, self.cached_score)):
+            new[:have] = old
+        self.fail_epoch, self.cached_version, self.cached_score = grown
 
     def _affinity_counts(self, cycle: Cycle) -> tuple[Any, Any] | None:
         """The InterPodAffinity plugin's PreFilter counts and PreScore sums for the class
@@ -467,9 +476,17 @@ class FusedLoop:
             norm_reverse=np.array([s[3] is Normalization.REVERSE for s in self.normalized],
                                   dtype=np.bool_),
             norm_weight=np.array([s[2] for s in self.normalized], dtype=np.int64),
-            labels=self.layout.labels, node_unique=_node_unique(self.layout.labels),
+            labels=self.layout.labels, node_unique=self._node_unique(),
             has_scoring=self.framework.has_scoring,
             fit_enabled=self.fit is not None)
+
+    def _node_unique(self) -> np.ndarray:
+        """:func:`_node_unique` of the labels, where a class has anti-affinity terms to read
+        it (else all false: the scan of every node's labels is left out)."""
+        t, labels = self.tables, self.layout.labels
+        if not any(len(a) or len(e) for a, e in zip(t.ipa_anti, t.ipa_existing)):
+            return np.zeros(labels.shape[1], dtype=np.bool_)
+        return _node_unique(labels)
 
     def counts_attachments(self) -> bool:
         """Whether a class counts volumes against attach limits (the loop then reads the
