@@ -48,15 +48,22 @@ def spread_minimums(entries, counter_domain_indptr, counter_domains, counter_cou
     while there are fewer domains than ``minDomains``. Returns int64[E]."""
     out = np.zeros(entries.shape[0], dtype=np.int64)
     for e in range(entries.shape[0]):
-        k = entries[e, 0]
-        first, last = counter_domain_indptr[k], counter_domain_indptr[k + 1]
-        if last - first < entries[e, 3] or last == first:
-            continue
-        low = counter_counts[k, counter_domains[first]]
-        for j in range(first + 1, last):
-            low = min(low, counter_counts[k, counter_domains[j]])
-        out[e] = low
+        out[e] = spread_minimum(entries[e], counter_domain_indptr, counter_domains,
+                                counter_counts)
     return out
+
+
+@jit(_nrt=False)
+def spread_minimum(entry, counter_domain_indptr, counter_domains, counter_counts):
+    """``minMatchNum`` of one hard constraint (see :func:`spread_minimums`)."""
+    k = entry[0]
+    first, last = counter_domain_indptr[k], counter_domain_indptr[k + 1]
+    if last - first < entry[3] or last == first:
+        return 0
+    low = counter_counts[k, counter_domains[first]]
+    for j in range(first + 1, last):
+        low = min(low, counter_counts[k, counter_domains[j]])
+    return low
 
 
 @jit(inline="always")

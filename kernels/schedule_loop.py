@@ -145,12 +145,15 @@ def _make_loop(counts_domains: bool) -> Any:
         # The last pod's full walk, kept for the next pod of the same class (see the reuse below).
         last_class, last_position, count = -1, -1, 0
         to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
-        trees = new_trees(tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree,
-                                       has_subset, spread_indptr, soft_indptr, ipa_affinity_indptr,
-                                       ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
-                                       ipa_score_indptr, weights, norm_varies, norm_weight,
-                                       node_unique, ipa_rows, ipa_update_indptr, ipa_updates),
-                         walk_order)
+        spreading = (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
+                     counter_domains, counter_counts)
+        classes = tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree, has_subset,
+                               spread_indptr, spread_entries, counter_column, labels,
+                               soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti,
+                               ipa_existing_indptr, ipa_existing, ipa_score_indptr, weights,
+                               norm_varies, norm_weight, node_unique, ipa_rows,
+                               ipa_update_indptr, ipa_updates)
+        trees = new_trees(classes, walk_order, labels, spreading)
         attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
                  pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
@@ -172,7 +175,7 @@ def _make_loop(counts_domains: bool) -> Any:
                 last_class, last_position = -1, -1
                 p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
                                       fail_epoch, out_node, out_start, trees, local, anti_terms,
-                                      scoring, placement)
+                                      scoring, placement, spreading)
                 if stopped:
                     return p
                 continue

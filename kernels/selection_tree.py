@@ -10,7 +10,10 @@ many of them share it. Leaves are updated one at a time as placements change nod
 
 A tree is three arrays over ``2 * L`` slots (``L`` a power of two, at least the walk's length;
 leaf ``i`` at slot ``L + i``): ``count`` int32, ``best`` int64 (``NONE`` where nothing is
-feasible) and ``ties`` int32.
+feasible) and ``ties`` int32. A class whose hard topology spread constraint has few domains
+keeps one tree per domain (a node's leaf lives in its domain's tree), and each pod's queries
+read the trees of the domains it may go to: ``count``, ``best`` and ``ties`` are then
+``[D, 2 * L]`` and ``allowed`` bool[D] says which rows count (one row, allowed, otherwise).
 """
 
 from __future__ import annotations
@@ -77,77 +80,110 @@ def build(count, best, ties, feasible, score):
 
 
 @jit(_nrt=False)
-def count_before(count, end):
+def _count_at(count, allowed, slot):
+    """Feasible nodes under ``slot`` in the allowed domains."""
+    total = 0
+    for d in range(allowed.shape[0]):
+        if allowed[d]:
+            total += count[d, slot]
+    return total
+
+
+@jit(_nrt=False)
+def count_before(count, allowed, end):
     """How many leaves in ``[0, end)`` are feasible."""
-    width = count.shape[0] // 2
+    width = count.shape[1] // 2
     total = 0
     lo, hi = width, width + end
     while lo < hi:
         if lo & 1:
-            total += count[lo]
+            total += _count_at(count, allowed, lo)
             lo += 1
         if hi & 1:
             hi -= 1
-            total += count[hi]
+            total += _count_at(count, allowed, hi)
         lo //= 2
         hi //= 2
     return total
 
 
 @jit(_nrt=False)
-def kth_feasible(count, k):
-    """The leaf of the ``k``-th feasible node (1-based, ``k <= count[1]``)."""
-    width = count.shape[0] // 2
+def kth_feasible(count, allowed, k):
+    """The leaf of the ``k``-th feasible node (1-based, at most the feasible count)."""
+    width = count.shape[1] // 2
     slot = 1
     while slot < width:
-        if count[2 * slot] >= k:
+        left = _count_at(count, allowed, 2 * slot)
+        if left >= k:
             slot = 2 * slot
         else:
-            k -= count[2 * slot]
+            k -= left
             slot = 2 * slot + 1
     return slot - width
 
 
 @jit(_nrt=False)
-def kth_from(count, start, k):
-    """The leaf of the ``k``-th feasible node walking circularly from leaf ``start``."""
-    before = count_before(count, start)
-    after = count[1] - before
+def _kth_after(count, allowed, before, k):
+    """The leaf of the ``k``-th feasible node walking circularly from a leaf with ``before``
+    feasible leaves before it."""
+    after = _count_at(count, allowed, 1) - before
     if k <= after:
-        return kth_feasible(count, before + k)
-    return kth_feasible(count, k - after)
+        return kth_feasible(count, allowed, before + k)
+    return kth_feasible(count, allowed, k - after)
 
 
 @jit(_nrt=False)
-def _top_in(count, best, ties, lo, hi, top, top_ties):
+def kth_from(count, allowed, start, k):
+    """The leaf of the ``k``-th feasible node walking circularly from leaf ``start``."""
+    return _kth_after(count, allowed, count_before(count, allowed, start), k)
+
+
+@jit(_nrt=False)
+def _fold(best, ties, allowed, slot, top, top_ties):
+    """(top, top_ties) with ``slot``'s allowed domains folded in."""
+    for d in range(allowed.shape[0]):
+        if allowed[d]:
+            if best[d, slot] > top:
+                top, top_ties = best[d, slot], ties[d, slot]
+            elif best[d, slot] == top:
+                top_ties += ties[d, slot]
+    return top, top_ties
+
+
+@jit(_nrt=False)
+def _top_in(best, ties, allowed, lo, hi, top, top_ties):
     """Fold the top score and its tie count over leaves ``[lo, hi)`` into (top, top_ties)."""
-    width = count.shape[0] // 2
+    width = best.shape[1] // 2
     lo += width
     hi += width
     while lo < hi:
         if lo & 1:
-            if best[lo] > top:
-                top, top_ties = best[lo], ties[lo]
-            elif best[lo] == top:
-                top_ties += ties[lo]
+            top, top_ties = _fold(best, ties, allowed, lo, top, top_ties)
             lo += 1
         if hi & 1:
             hi -= 1
-            if best[hi] > top:
-                top, top_ties = best[hi], ties[hi]
-            elif best[hi] == top:
-                top_ties += ties[hi]
+            top, top_ties = _fold(best, ties, allowed, hi, top, top_ties)
         lo //= 2
         hi //= 2
     return top, top_ties
 
 
 @jit(_nrt=False)
-def _nth_top_in(best, ties, lo, hi, top, nth, segments):
+def _matches(best, ties, allowed, slot, top):
+    """How many nodes under ``slot`` (allowed domains) score ``top``, none scoring more."""
+    total = 0
+    for d in range(allowed.shape[0]):
+        if allowed[d] and best[d, slot] == top:
+            total += ties[d, slot]
+    return total
+
+
+@jit(_nrt=False)
+def _nth_top_in(best, ties, allowed, lo, hi, top, nth, segments):
     """The leaf of the ``nth`` (0-based) node scoring ``top`` in ``[lo, hi)``, in leaf order,
     or -1 with ``nth`` reduced by the matches there: returns (leaf, nth). ``segments`` is
     scratch room for the range's covering slots (int64[2 * depth + 2])."""
-    width = best.shape[0] // 2
+    width = best.shape[1] // 2
     lo += width
     hi += width
     n_left, right_end = 0, segments.shape[0]
@@ -165,50 +201,51 @@ def _nth_top_in(best, ties, lo, hi, top, nth, segments):
         hi //= 2
     for j in range(n_left + right_end - right_at):
         slot = segments[j] if j < n_left else segments[right_at + j - n_left]
-        here = ties[slot] if best[slot] == top else 0
+        here = _matches(best, ties, allowed, slot, top)
         if nth >= here:
             nth -= here
             continue
         while slot < width:
-            left = 2 * slot
-            matches = ties[left] if best[left] == top else 0
+            matches = _matches(best, ties, allowed, 2 * slot, top)
             if nth < matches:
-                slot = left
+                slot = 2 * slot
             else:
                 nth -= matches
-                slot = left + 1
+                slot = 2 * slot + 1
         return slot - width, nth
     return -1, nth
 
 
 @jit(_nrt=False)
-def select_in_tree(count, best, ties, num_walk, start, to_find, tie_mode, draws, state,
-                   segments):
+def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mode, draws,
+                   state, segments):
     """The walk and ``selectHost`` of one pod from leaf ``start`` (``nextStartNodeIndex``
-    modulo the walk's length): returns (chosen leaf or -1 when no node is feasible, nodes
-    processed). The walk stops at the first feasible node beyond ``to_find``; the nodes
-    processed are those before it (all of them when it is not reached). The tie among the
-    top-score nodes of the window is taken as :func:`~ksched.kernels.select.select_host`
-    takes it (not asked when the window holds one node, as upstream skips scoring then)."""
-    feasible = count[1]
+    modulo the walk's length), over the ``allowed`` domains' trees: returns (chosen leaf or
+    -1 when no node is feasible, nodes processed). The walk stops at the first feasible node
+    beyond ``to_find``; the nodes processed are those before it (all of them when it is not
+    reached). The tie among the top-score nodes of the window is taken as
+    :func:`~ksched.kernels.select.select_host` takes it (not asked when the window holds one
+    node, as upstream skips scoring then)."""
+    feasible = _count_at(count, allowed, 1)
     if feasible == 0:
         return -1, num_walk
-    found = to_find if to_find < feasible else np.int64(feasible)
+    found = to_find if to_find < feasible else feasible
+    before = count_before(count, allowed, start)
     processed = num_walk
     if feasible > to_find:
-        processed = kth_from(count, start, to_find + 1) - start
+        processed = _kth_after(count, allowed, before, to_find + 1) - start
         if processed < 0:
             processed += num_walk
-    last = kth_from(count, start, found)
+    last = _kth_after(count, allowed, before, found)
     if found == 1:
         return last, processed
     wraps = last < start
     end = num_walk if wraps else last + 1
-    top, top_ties = _top_in(count, best, ties, start, end, NONE, 0)
+    top, top_ties = _top_in(best, ties, allowed, start, end, NONE, 0)
     if wraps:
-        top, top_ties = _top_in(count, best, ties, 0, last + 1, top, top_ties)
+        top, top_ties = _top_in(best, ties, allowed, 0, last + 1, top, top_ties)
     nth = tie_index(top_ties, tie_mode, draws, state)
-    leaf, nth = _nth_top_in(best, ties, start, end, top, nth, segments)
+    leaf, nth = _nth_top_in(best, ties, allowed, start, end, top, nth, segments)
     if leaf < 0:
-        leaf, nth = _nth_top_in(best, ties, 0, last + 1, top, nth, segments)
+        leaf, nth = _nth_top_in(best, ties, allowed, 0, last + 1, top, nth, segments)
     return leaf, processed

@@ -37,28 +37,35 @@ from .loop_steps import (
     place,
     rescore,
 )
+from .pod_topology_spread import spread_minimum
 from .selection_tree import SEGMENTS, build, select_in_tree, set_leaf, tree_width
 
 #: Tree slots (``2 * L`` entries per tree) one loop call may allocate (256 MiB of trees).
 MAX_TREE_SLOTS = 1 << 24
+#: The most domains a hard spread constraint of a class with trees may have (a tree each).
+MAX_DOMAINS = 16
 
 
 @jit
 def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spread_indptr,
-                 soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti,
-                 ipa_existing_indptr, ipa_existing, ipa_score_indptr, weights, norm_varies,
-                 norm_weight, node_unique, ipa_rows, ipa_update_indptr, ipa_updates):
-    """Per class, its tree's slot (-1: the window walk). A class gets a tree when its
-    verdicts and scores are node-local and need no normalisation over the window (no node
-    subset, no spreading, no required pod affinity, no pod-affinity score, no varying
-    normalised score, anti-affinity only as :func:`_node_local_terms` allows) and its pods in
-    ``pod_class[begin:]`` would walk all the nodes at least once, within ``MAX_TREE_SLOTS``."""
+                 spread_entries, counter_column, labels, soft_indptr, ipa_affinity_indptr,
+                 ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
+                 weights, norm_varies, norm_weight, node_unique, ipa_rows, ipa_update_indptr,
+                 ipa_updates):
+    """Per class, its first tree slot (-1: the window walk) and how many domain trees it has.
+    A class gets trees when its verdicts and scores are node-local but for one hard spread
+    constraint over at most ``MAX_DOMAINS`` domains, and need no normalisation over the window
+    (no node subset, no soft spreading, no required pod affinity, no pod-affinity score, no
+    varying normalised score, anti-affinity only as :func:`_node_local_terms` allows), and its
+    pods in ``pod_class[begin:]`` would walk all the nodes at least once, within
+    ``MAX_TREE_SLOTS``."""
     num_classes = has_subset.shape[0]
     slot = np.empty(num_classes, dtype=np.int64)
+    domains = np.ones(num_classes, dtype=np.int64)
     for c in range(num_classes):
         slot[c] = -1
     if not use_tree or num_nodes == 0:
-        return slot
+        return slot, domains
     pods = np.zeros(num_classes, dtype=np.int64)
     for p in range(begin, pod_class.shape[0]):
         pods[pod_class[p]] += 1
@@ -71,11 +78,16 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
     used = 0
     for c in range(num_classes):
         window = to_find if to_find < num_nodes else num_nodes
-        if used == room or pods[c] < 2 or pods[c] * window < num_nodes:
+        if pods[c] < 2 or pods[c] * window < num_nodes:
             continue
+        hard = spread_indptr[c + 1] - spread_indptr[c]
+        if hard == 1:
+            domains[c] = _domain_count(labels, counter_column[spread_entries[spread_indptr[c],
+                                                                            0]])
         anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
         existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
-        if not has_subset[c] and spread_indptr[c] == spread_indptr[c + 1] \
+        if used + domains[c] <= room and not has_subset[c] \
+                and (hard == 0 or (hard == 1 and domains[c] <= MAX_DOMAINS)) \
                 and (soft_indptr[c] == soft_indptr[c + 1] or weights[W_SPREAD] == 0) \
                 and ipa_affinity_indptr[c] == ipa_affinity_indptr[c + 1] \
                 and (ipa_score_indptr[c] == ipa_score_indptr[c + 1]
@@ -84,8 +96,28 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
                 and _node_local_terms(anti, node_unique, ipa_rows, updated) \
                 and _node_local_terms(existing, node_unique, ipa_rows, updated):
             slot[c] = used
-            used += 1
-    return slot
+            used += domains[c]
+    return slot, domains
+
+
+@jit
+def _domain_count(labels, column):
+    """How many values label ``column`` takes over the nodes (``MAX_DOMAINS + 1``: more)."""
+    seen = np.empty(MAX_DOMAINS, dtype=np.int64)
+    count = 0
+    for node in range(labels.shape[0]):
+        value = labels[node, column] if column >= 0 else -1
+        if value < 0:
+            continue
+        known = False
+        for d in range(count):
+            known = known or seen[d] == value
+        if not known:
+            if count == MAX_DOMAINS:
+                return MAX_DOMAINS + 1
+            seen[count] = value
+            count += 1
+    return max(count, 1)
 
 
 @jit(inline="always")
@@ -106,32 +138,68 @@ def _node_local_terms(terms, node_unique, ipa_rows, updated):
 
 
 @jit
-def new_trees(tree_slot, walk_order):
-    """The ``trees`` group for :func:`tree_run` (empty arrays when no class has a tree)."""
-    trees = 0
+def new_trees(classes, walk_order, labels, spreading):
+    """The ``trees`` group for :func:`tree_run` from :func:`tree_classes`' ``classes`` (empty
+    arrays when no class has a tree): (tree_slot, domains, synced: per class the pod its trees
+    were last brought up to (-1: never), slot_value: per slot the label value of its domain,
+    count, best and ties: the trees, segments: scratch room, then per leaf (leaf_of: per node)
+    leaf_ok, leaf_in, leaf_score and leaf_domain, and allowed: per domain)."""
+    tree_slot, domains = classes
+    slots = 0
     for c in range(tree_slot.shape[0]):
-        trees = max(trees, tree_slot[c] + 1)
-    n = walk_order.shape[0] if trees > 0 else 0
+        if tree_slot[c] >= 0:
+            slots = max(slots, tree_slot[c] + domains[c])
+    n = walk_order.shape[0] if slots > 0 else 0
     width = tree_width(n)
     leaf_of = np.empty(n, dtype=np.int64)
     for i in range(n):
         leaf_of[walk_order[i]] = i
-    synced = np.empty(trees, dtype=np.int64)
-    for t in range(trees):
-        synced[t] = -1
-    return (tree_slot, np.zeros((trees, 2 * width), dtype=np.int32),
-            np.zeros((trees, 2 * width), dtype=np.int64),
-            np.zeros((trees, 2 * width), dtype=np.int32), synced,
-            np.empty(SEGMENTS, dtype=np.int64), leaf_of, np.empty(n, dtype=np.bool_),
-            np.empty(n, dtype=np.int64))
+    slot_value = np.full(slots, -1, dtype=np.int64)
+    for c in range(tree_slot.shape[0]):
+        column = _domain_column(c, spreading)
+        if tree_slot[c] < 0 or column < 0:
+            continue
+        found = 0
+        for node in range(labels.shape[0]):
+            value = labels[node, column]
+            if value >= 0 and _domain_of(value, slot_value[tree_slot[c]:tree_slot[c] + found]) < 0:
+                slot_value[tree_slot[c] + found] = value
+                found += 1
+    return (tree_slot, domains, np.full(tree_slot.shape[0], -1, dtype=np.int64), slot_value,
+            np.zeros((slots, 2 * width), dtype=np.int32),
+            np.zeros((slots, 2 * width), dtype=np.int64),
+            np.zeros((slots, 2 * width), dtype=np.int32), np.empty(SEGMENTS, dtype=np.int64),
+            leaf_of, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(MAX_DOMAINS, dtype=np.bool_))
+
+
+@jit(_nrt=False)
+def _domain_column(c, spreading):
+    """The label column of class ``c``'s hard spread constraint (-1: none)."""
+    spread_indptr, spread_entries, counter_column = spreading[0], spreading[1], spreading[2]
+    if spread_indptr[c + 1] == spread_indptr[c]:
+        return -1
+    return counter_column[spread_entries[spread_indptr[c], 0]]
+
+
+@jit(_nrt=False)
+def _domain_of(value, values):
+    """Where label ``value`` is in ``values`` (-1: not there)."""
+    for d in range(values.shape[0]):
+        if values[d] == value:
+            return d
+    return -1
 
 
 @jit(_nrt=False)
 def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch, out_node,
-             out_start, trees, local, anti_terms, scoring, placement):
+             out_start, trees, local, anti_terms, scoring, placement, spreading):
     """Schedule pods ``p..`` while their classes have trees: returns (the next pod, whether
-    the run stopped at a new failure, recorded as ``NEW_FAILURE``)."""
-    tree_slot = trees[0]
+    the run stopped at a new failure, recorded as ``NEW_FAILURE``). ``spreading``:
+    (spread_indptr, spread_entries, counter_column, counter_domain_indptr, counter_domains,
+    counter_counts)."""
+    tree_slot, domains, slot_value, allowed = trees[0], trees[1], trees[3], trees[13]
     num_nodes = walk_order.shape[0]
     while p < pod_class.shape[0]:
         c = pod_class[p]
@@ -143,10 +211,13 @@ def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epo
         if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node):
             p += 1
             continue
-        _sync(p, c, slot, out_node, walk_order, trees, local, anti_terms, scoring)
-        leaf, processed = select_in_tree(trees[1][slot], trees[2][slot], trees[3][slot],
-                                         num_nodes, start % num_nodes, to_find, tie_mode, draws,
-                                         state, trees[5])
+        _sync(p, c, out_node, walk_order, trees, local, anti_terms, scoring, spreading)
+        last = slot + domains[c]
+        _allowed(c, slot_value[slot:last], allowed, spreading)
+        leaf, processed = select_in_tree(trees[4][slot:last], trees[5][slot:last],
+                                         trees[6][slot:last], allowed[:domains[c]], num_nodes,
+                                         start % num_nodes, to_find, tie_mode, draws, state,
+                                         trees[7])
         state[NEXT_START_AT] = (start + processed) % num_nodes
         state[EVALUATED_AT] += processed
         if leaf < 0:
@@ -159,26 +230,52 @@ def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epo
 
 
 @jit(_nrt=False, inline="always")
-def _sync(p, c, slot, out_node, walk, trees, local, anti_terms, scoring):
-    """Bring class ``c``'s tree up to pod ``p``: rebuilt when it has none yet or more pods
-    were placed since its last pod than there are nodes, else the leaves of the nodes placed
-    on since (``out_node[since:p]``) updated."""
-    _, tree_count, tree_best, tree_ties, tree_synced, _, leaf_of, leaf_ok, leaf_score = trees
-    count, best, ties = tree_count[slot], tree_best[slot], tree_ties[slot]
-    n = walk.shape[0]
-    since = tree_synced[slot]
-    tree_synced[slot] = p
+def _allowed(c, values, allowed, spreading):
+    """Which of class ``c``'s domain trees a pod may use: PodTopologySpread's Filter on each
+    domain (:func:`~ksched.kernels.pod_topology_spread.spread_filter_code`, whose answer is
+    the same on every node of a domain); its one tree without spreading."""
+    spread_indptr, spread_entries = spreading[0], spreading[1]
+    if spread_indptr[c + 1] == spread_indptr[c]:
+        allowed[0] = True
+        return
+    counter_domain_indptr, counter_domains, counter_counts = spreading[3:]
+    entry = spread_entries[spread_indptr[c]]
+    minimum = spread_minimum(entry, counter_domain_indptr, counter_domains, counter_counts)
+    for d in range(values.shape[0]):
+        allowed[d] = counter_counts[entry[0], values[d]] + entry[2] - minimum <= entry[1]
+
+
+@jit(_nrt=False, inline="always")
+def _sync(p, c, out_node, walk, trees, local, anti_terms, scoring, spreading):
+    """Bring class ``c``'s trees up to pod ``p``: rebuilt when they were never built or more
+    pods were placed since its last pod than there are nodes, else the leaves of the nodes
+    placed on since (``out_node[since:p]``) updated. A node's leaf lives in the tree of its
+    domain."""
+    (tree_slot, domains, synced, slot_value, tree_count, tree_best, tree_ties, _, leaf_of,
+     leaf_ok, leaf_in, leaf_score, leaf_domain, _) = trees
+    slot, n, labels = tree_slot[c], walk.shape[0], anti_terms[4]
+    values = slot_value[slot:slot + domains[c]]
+    column = _domain_column(c, spreading)
+    since = synced[c]
+    synced[c] = p
     if since < 0 or p - since > n:
         for i in range(n):
             leaf_ok[i] = _leaf(walk[i], c, leaf_score, i, local, anti_terms, scoring)
-        build(count, best, ties, leaf_ok[:n], leaf_score[:n])
+            leaf_domain[i] = 0 if column < 0 else _domain_of(labels[walk[i], column], values)
+        for d in range(domains[c]):
+            for i in range(n):
+                leaf_in[i] = leaf_ok[i] and leaf_domain[i] == d
+            build(tree_count[slot + d], tree_best[slot + d], tree_ties[slot + d], leaf_in[:n],
+                  leaf_score[:n])
         return
     for q in range(since, p):
         node = out_node[q]
         if node >= 0:
             position = leaf_of[node]
             ok = _leaf(node, c, leaf_score, position, local, anti_terms, scoring)
-            set_leaf(count, best, ties, position, ok, leaf_score[position])
+            d = slot + (0 if column < 0 else _domain_of(labels[node, column], values))
+            set_leaf(tree_count[d], tree_best[d], tree_ties[d], position, ok,
+                     leaf_score[position])
 
 
 @jit(_nrt=False, inline="always")

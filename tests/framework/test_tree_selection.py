@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 import ksched
-from ksched.api import Container, LabelSelector, Node, Pod, PodAffinity, PodAffinityTerm
+from ksched.api import (
+    Container,
+    LabelSelector,
+    Node,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    TopologySpreadConstraint,
+)
 from ksched.cache import Assumer
 from ksched.driver import Driver
 from ksched.framework.runtime import Framework
@@ -30,9 +38,11 @@ def _cluster(num_nodes: int) -> ksched.ClusterState:
         for i in range(num_nodes)])
 
 
-def _pods(count: int, seed: int, anti_affinity: bool = False) -> list[Pod]:
+def _pods(count: int, seed: int, anti_affinity: bool = False,
+          spreading: bool = False) -> list[Pod]:
     """Four templates; with ``anti_affinity`` two of them keep apart per host (a tree
-    class: a hostname names one node) or per zone (the walk)."""
+    class: a hostname names one node) or per zone (the walk); with ``spreading`` two of them
+    spread over zones (one tree per zone), the minimum domains of one more than there are."""
     rng = np.random.default_rng(seed)
     templates = [Pod("t", containers=[Container("c", requests=requests)]) for requests in
                  ({"cpu": 100, "memory": 128 << 20}, {"cpu": 250}, {"cpu": 900, "memory": 2 << 30},
@@ -43,6 +53,13 @@ def _pods(count: int, seed: int, anti_affinity: bool = False) -> list[Pod]:
             term = PodAffinityTerm(key, LabelSelector({"app": app}))
             templates[k] = attrs.evolve(templates[k], labels={"app": app},
                                         pod_anti_affinity=PodAffinity(required=(term,)))
+    if spreading:
+        for k, skew, min_domains in ((0, 1, None), (2, 2, 4)):
+            constraint = TopologySpreadConstraint(skew, "topology.kubernetes.io/zone",
+                                                  "DoNotSchedule", LabelSelector({"app": "s"}),
+                                                  min_domains=min_domains)
+            templates[k] = attrs.evolve(templates[k], labels={"app": "s"},
+                                        topology_spread_constraints=(constraint,))
     picks = rng.choice(len(templates), size=count, p=[0.5, 0.3, 0.15, 0.05])
     return [templates[k].renamed(f"p{i}") for i, k in enumerate(picks)]
 
@@ -70,16 +87,19 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
             driver.assumer.state.requested)
 
 
-@pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break", "anti_affinity"), [
-    (1000, 100_000, 0, "round-robin", False),
-    (240, 20_000, 100, "round-robin", False),
-    (1000, 20_000, 0, "random", False),
-    (130, 20_000, 30, "random", False),
-    (700, 20_000, 0, "round-robin", True),
+@pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break", "kind"), [
+    (1000, 100_000, 0, "round-robin", ""),
+    (240, 20_000, 100, "round-robin", ""),
+    (1000, 20_000, 0, "random", ""),
+    (130, 20_000, 30, "random", ""),
+    (700, 20_000, 0, "round-robin", "anti-affinity"),
+    (600, 20_000, 0, "round-robin", "spreading"),
+    (150, 20_000, 50, "random", "spreading"),
 ])
 def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
-                                        tie_break: str, anti_affinity: bool) -> None:
-    cluster, batch = _cluster(num_nodes), _pods(pods, num_nodes, anti_affinity)
+                                        tie_break: str, kind: str) -> None:
+    cluster = _cluster(num_nodes)
+    batch = _pods(pods, num_nodes, kind == "anti-affinity", kind == "spreading")
     tree = _run(cluster, batch, percentage, tie_break, tree=True)
     walk = _run(cluster, batch, percentage, tie_break, tree=False)
     nodes, starts, counters, requested = tree

@@ -45,10 +45,15 @@ def _tree(feasible: list[bool], scores: list[int]) -> tuple[np.ndarray, ...]:
 
 
 def _select(tree: tuple[np.ndarray, ...], n: int, start: int, to_find: int, mode: int,
-            draws: np.ndarray, state: np.ndarray) -> tuple[int, int]:
+            draws: np.ndarray, state: np.ndarray,
+            allowed: np.ndarray | None = None) -> tuple[int, int]:
+    """:func:`select_in_tree` over one tree, or over per-domain trees (``[D, 2L]`` arrays)
+    with the ``allowed`` ones."""
+    if allowed is None:
+        tree, allowed = tuple(a[None, :] for a in tree), np.ones(1, np.bool_)
     segments = np.empty(selection_tree.SEGMENTS, np.int64)
-    leaf, processed = selection_tree.select_in_tree(*tree, n, start, to_find, mode, draws,
-                                                    state, segments)
+    leaf, processed = selection_tree.select_in_tree(*tree, allowed, n, start, to_find, mode,
+                                                    draws, state, segments)
     return int(leaf), int(processed)
 
 
@@ -137,3 +142,26 @@ def test_ties_are_taken_in_walk_order_across_the_wrap() -> None:
     assert _select(tree, 5, 3, 5, select.ROUND_ROBIN, draws, state) == (4, 5)
     assert _select(tree, 5, 3, 5, select.ROUND_ROBIN, draws, state) == (1, 5)
     assert state[select.ROUND_ROBIN_AT] == 2
+
+
+@SETTINGS
+@given(nodes, st.lists(st.integers(0, 3), min_size=70, max_size=70),
+       st.lists(st.booleans(), min_size=4, max_size=4),
+       st.sampled_from([select.ROUND_ROBIN, select.RANDOM]))
+def test_domain_trees_match_the_walk_over_the_allowed_domains(case, domain_of, allowed,
+                                                              mode: int) -> None:
+    """One tree per domain (a node's leaf in its domain's tree), queried with a mask of the
+    domains a pod may use, as a hard spread constraint over few domains is: the walk over the
+    nodes that pass and lie in an allowed domain."""
+    feasible, scores, start, to_find = case
+    n, domains = len(feasible), domain_of[:len(feasible)]
+    trees = [_tree([ok and dom == d for ok, dom in zip(feasible, domains)], scores)
+             for d in range(4)]
+    stacked = tuple(np.stack([t[i] for t in trees]) for i in range(3))
+    draws = np.random.default_rng(n).integers(0, 1 << 30, 4)
+    state, want_state = np.zeros(5, np.int64), np.zeros(5, np.int64)
+    passing = [ok and allowed[dom] for ok, dom in zip(feasible, domains)]
+    want = reference_walk(passing, scores, start, to_find, mode, draws, want_state)
+    assert _select(stacked, n, start, to_find, mode, draws, state,
+                   np.array(allowed, np.bool_)) == want
+    assert state.tolist() == want_state.tolist()
