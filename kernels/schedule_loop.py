@@ -71,16 +71,17 @@ from .node_ports import ports_conflict
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
 from .select import num_feasible_nodes_to_find, select_host
-from .tree_run import new_trees, tree_classes, tree_run
+from .tree_run import new_trees, spread_domains, tree_classes, tree_run_domains, tree_run_plain
 
 __all__ = ["schedule_loop", "EVALUATED_AT", "KNOWN_FAILURE", "NEW_FAILURE", "NEXT_START_AT",
            "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY", "W_SPREAD"]
 
 
-def _make_loop(counts_domains: bool) -> Any:
-    """:func:`schedule_loop` compiled with or without the code that counts pods per topology
-    domain (spreading and pod affinity, filter and score): a closure constant, so numba
-    compiles only what a run uses (each variant is cached apart)."""
+def _make_loop(full: bool) -> Any:
+    """:func:`schedule_loop` compiled with or without (``full``) the code that counts pods per
+    topology domain (spreading and pod affinity, filter and score) and normalises node-static
+    scores over the window: a closure constant, so numba compiles only what a run uses (each
+    variant is cached apart)."""
 
     def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
                       pods_col, static_ok, norm_raw, norm_row, norm_varies, norm_reverse,
@@ -142,18 +143,23 @@ def _make_loop(counts_domains: bool) -> Any:
         seen = np.zeros(counter_counts.shape[1], dtype=np.bool_)
         raw = np.empty(num_nodes, dtype=np.int64)
         no_minimum = np.zeros(0, dtype=np.int64)
+        no_values = np.zeros((0, 0), dtype=np.int64)
         # The last pod's full walk, kept for the next pod of the same class (see the reuse below).
         last_class, last_position, count = -1, -1, 0
         to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
         spreading = (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
                      counter_domains, counter_counts)
-        classes = tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree, has_subset,
-                               spread_indptr, spread_entries, counter_column, labels,
-                               soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti,
-                               ipa_existing_indptr, ipa_existing, ipa_score_indptr, weights,
-                               norm_varies, norm_weight, node_unique, ipa_rows,
-                               ipa_update_indptr, ipa_updates)
-        trees = new_trees(classes, walk_order, labels, spreading)
+        if full:
+            domains, values = spread_domains(spread_indptr, spread_entries, counter_column,
+                                             labels)
+        else:
+            domains, values = np.ones(has_subset.shape[0], dtype=np.int64), no_values
+        tree_slot = tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree, has_subset,
+                                 spread_indptr, domains, soft_indptr, ipa_affinity_indptr,
+                                 ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
+                                 ipa_score_indptr, weights, norm_varies, norm_weight,
+                                 node_unique, ipa_rows, ipa_update_indptr, ipa_updates)
+        trees = new_trees(tree_slot, domains, values, walk_order)
         attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
                  pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
@@ -173,9 +179,16 @@ def _make_loop(counts_domains: bool) -> Any:
             c = pod_class[p]
             if trees[0][c] >= 0:
                 last_class, last_position = -1, -1
-                p, stopped = tree_run(p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
-                                      fail_epoch, out_node, out_start, trees, local, anti_terms,
-                                      scoring, placement, spreading)
+                if full:
+                    p, stopped = tree_run_domains(
+                        p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
+                        fail_epoch, out_node, out_start, trees, local, anti_terms, scoring,
+                        placement, spreading)
+                else:
+                    p, stopped = tree_run_plain(
+                        p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
+                        fail_epoch, out_node, out_start, trees, local, anti_terms, scoring,
+                        placement, spreading)
                 if stopped:
                     return p
                 continue
@@ -203,7 +216,7 @@ def _make_loop(counts_domains: bool) -> Any:
             first_of_group = ipa_affinity_empty[c] and ipa_self_match[c]
             pod_affinity = affinity.shape[0] + anti.shape[0] + existing.shape[0] > 0
             minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
-                                      counter_counts) if counts_domains else no_minimum
+                                      counter_counts) if full else no_minimum
             reused, varies = False, norm_varies_for(c, norm_varies, norm_weight)
             if c == last_class and last_position >= 0:
                 node = feasible[last_position]
@@ -224,7 +237,7 @@ def _make_loop(counts_domains: bool) -> Any:
             last_class, last_position = -1, -1
             if not reused:
                 to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
-                if counts_domains:
+                if full:
                     count, processed = _walk_counting(
                         walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
                         requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
@@ -247,17 +260,17 @@ def _make_loop(counts_domains: bool) -> Any:
                                 fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
                                 static_row, version_row, score_row)
                     totals[j] = score_row[node]
-                if varies:  # else the normalised scores are the same on every node
+                if full and varies:  # else the normalised scores are the same everywhere
                     _normalized_scores(feasible[:count], c, norm_raw, norm_row, norm_reverse,
                                        norm_weight, normalized, raw)
                     for j in range(count):
                         totals[j] += normalized[j]
-                if counts_domains and pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
+                if full and pod_scores.shape[0] > 0 and weights[W_POD_AFFINITY] != 0:
                     scores = pod_affinity_scores(feasible[:count], pod_scores, labels, ipa_rows)
                     normalize_pod_affinity_scores(scores)
                     for j in range(count):
                         totals[j] += weights[W_POD_AFFINITY] * scores[j]
-                if counts_domains and soft.shape[0] > 0 and weights[W_SPREAD] != 0:
+                if full and soft.shape[0] > 0 and weights[W_SPREAD] != 0:
                     scores = spread_scores(feasible[:count], soft, require_all[c], labels,
                                            counter_column, counter_kind, counter_counts, empty_id,
                                            empty_slot, seen)
@@ -284,14 +297,15 @@ def _make_loop(counts_domains: bool) -> Any:
     return jit(schedule_loop)
 
 
-#: The loop for runs whose classes count no pods per domain, and for the others.
+#: The loop for runs whose classes count no pods per domain and normalise nothing over the
+#: window, and for the others.
 _LOOPS = (_make_loop(False), _make_loop(True))
 
 
-def schedule_loop(*args: Any, counts_domains: bool = True, **kwargs: Any) -> int:
-    """The compiled loop (see its docstring in :func:`_make_loop`), the variant without the
-    per-domain code when ``counts_domains`` is false (no class spreads or has pod affinity)."""
-    return _LOOPS[bool(counts_domains)](*args, **kwargs)
+def schedule_loop(*args: Any, full: bool = True, **kwargs: Any) -> int:
+    """The compiled loop (see its docstring in :func:`_make_loop`): the plain variant when
+    ``full`` is false (no class spreads, has pod affinity or a varying normalised score)."""
+    return _LOOPS[bool(full)](*args, **kwargs)
 
 
 def _make_walk(counts_domains: bool) -> Any:

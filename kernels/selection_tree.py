@@ -13,12 +13,15 @@ leaf ``i`` at slot ``L + i``): ``count`` int32, ``best`` int64 (``NONE`` where n
 feasible) and ``ties`` int32. A class whose hard topology spread constraint has few domains
 keeps one tree per domain (a node's leaf lives in its domain's tree), and each pod's queries
 read the trees of the domains it may go to: ``count``, ``best`` and ``ties`` are then
-``[D, 2 * L]`` and ``allowed`` bool[D] says which rows count (one row, allowed, otherwise).
+``[D, 2 * L]`` and ``allowed`` bool[D] says which rows count; with ``allowed=None`` they are
+one tree's (1-D), and numba compiles that case without the domain loops.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from ._jit import jit
 from .select import tie_index
@@ -79,20 +82,30 @@ def build(count, best, ties, feasible, score):
         _combine(count, best, ties, slot)
 
 
-@jit(_nrt=False)
 def _count_at(count, allowed, slot):
-    """Feasible nodes under ``slot`` in the allowed domains."""
-    total = 0
-    for d in range(allowed.shape[0]):
-        if allowed[d]:
-            total += count[d, slot]
-    return total
+    """Feasible nodes under ``slot`` (in the allowed domains); compiled per case by
+    :func:`_count_at_impl`."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_count_at, jit_options={"_nrt": False})
+def _count_at_impl(count, allowed, slot):
+    if isinstance(allowed, types.NoneType):
+        return lambda count, allowed, slot: count[slot]
+
+    def in_domains(count, allowed, slot):
+        total = 0
+        for d in range(allowed.shape[0]):
+            if allowed[d]:
+                total += count[d, slot]
+        return total
+    return in_domains
 
 
 @jit(_nrt=False)
 def count_before(count, allowed, end):
     """How many leaves in ``[0, end)`` are feasible."""
-    width = count.shape[1] // 2
+    width = count.shape[-1] // 2
     total = 0
     lo, hi = width, width + end
     while lo < hi:
@@ -110,7 +123,7 @@ def count_before(count, allowed, end):
 @jit(_nrt=False)
 def kth_feasible(count, allowed, k):
     """The leaf of the ``k``-th feasible node (1-based, at most the feasible count)."""
-    width = count.shape[1] // 2
+    width = count.shape[-1] // 2
     slot = 1
     while slot < width:
         left = _count_at(count, allowed, 2 * slot)
@@ -138,22 +151,36 @@ def kth_from(count, allowed, start, k):
     return _kth_after(count, allowed, count_before(count, allowed, start), k)
 
 
-@jit(_nrt=False)
 def _fold(best, ties, allowed, slot, top, top_ties):
-    """(top, top_ties) with ``slot``'s allowed domains folded in."""
-    for d in range(allowed.shape[0]):
-        if allowed[d]:
-            if best[d, slot] > top:
-                top, top_ties = best[d, slot], ties[d, slot]
-            elif best[d, slot] == top:
-                top_ties += ties[d, slot]
-    return top, top_ties
+    """(top, top_ties) with ``slot`` (its allowed domains) folded in; compiled per case by
+    :func:`_fold_impl`."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_fold, jit_options={"_nrt": False})
+def _fold_impl(best, ties, allowed, slot, top, top_ties):
+    if isinstance(allowed, types.NoneType):
+        def one(best, ties, allowed, slot, top, top_ties):
+            if best[slot] > top:
+                return best[slot], ties[slot]
+            return top, top_ties + (ties[slot] if best[slot] == top else 0)
+        return one
+
+    def in_domains(best, ties, allowed, slot, top, top_ties):
+        for d in range(allowed.shape[0]):
+            if allowed[d]:
+                if best[d, slot] > top:
+                    top, top_ties = best[d, slot], ties[d, slot]
+                elif best[d, slot] == top:
+                    top_ties += ties[d, slot]
+        return top, top_ties
+    return in_domains
 
 
 @jit(_nrt=False)
 def _top_in(best, ties, allowed, lo, hi, top, top_ties):
     """Fold the top score and its tie count over leaves ``[lo, hi)`` into (top, top_ties)."""
-    width = best.shape[1] // 2
+    width = best.shape[-1] // 2
     lo += width
     hi += width
     while lo < hi:
@@ -168,14 +195,24 @@ def _top_in(best, ties, allowed, lo, hi, top, top_ties):
     return top, top_ties
 
 
-@jit(_nrt=False)
 def _matches(best, ties, allowed, slot, top):
-    """How many nodes under ``slot`` (allowed domains) score ``top``, none scoring more."""
-    total = 0
-    for d in range(allowed.shape[0]):
-        if allowed[d] and best[d, slot] == top:
-            total += ties[d, slot]
-    return total
+    """How many nodes under ``slot`` (allowed domains) score ``top``, none scoring more;
+    compiled per case by :func:`_matches_impl`."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_matches, jit_options={"_nrt": False})
+def _matches_impl(best, ties, allowed, slot, top):
+    if isinstance(allowed, types.NoneType):
+        return lambda best, ties, allowed, slot, top: ties[slot] if best[slot] == top else 0
+
+    def in_domains(best, ties, allowed, slot, top):
+        total = 0
+        for d in range(allowed.shape[0]):
+            if allowed[d] and best[d, slot] == top:
+                total += ties[d, slot]
+        return total
+    return in_domains
 
 
 @jit(_nrt=False)
@@ -183,7 +220,7 @@ def _nth_top_in(best, ties, allowed, lo, hi, top, nth, segments):
     """The leaf of the ``nth`` (0-based) node scoring ``top`` in ``[lo, hi)``, in leaf order,
     or -1 with ``nth`` reduced by the matches there: returns (leaf, nth). ``segments`` is
     scratch room for the range's covering slots (int64[2 * depth + 2])."""
-    width = best.shape[1] // 2
+    width = best.shape[-1] // 2
     lo += width
     hi += width
     n_left, right_end = 0, segments.shape[0]

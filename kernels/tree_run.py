@@ -20,6 +20,8 @@ static_score, cached_version, cached_score) and ``placement`` (:func:`place`'s).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._jit import jit
@@ -48,11 +50,11 @@ MAX_DOMAINS = 16
 
 @jit
 def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spread_indptr,
-                 spread_entries, counter_column, labels, soft_indptr, ipa_affinity_indptr,
-                 ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, ipa_score_indptr,
-                 weights, norm_varies, norm_weight, node_unique, ipa_rows, ipa_update_indptr,
-                 ipa_updates):
-    """Per class, its first tree slot (-1: the window walk) and how many domain trees it has.
+                 domains, soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti,
+                 ipa_existing_indptr, ipa_existing, ipa_score_indptr, weights, norm_varies,
+                 norm_weight, node_unique, ipa_rows, ipa_update_indptr, ipa_updates):
+    """Per class, its first tree slot (-1: the window walk); ``domains`` per class: how many
+    values its one hard spread constraint's key takes (:func:`spread_domains`), 1 without.
     A class gets trees when its verdicts and scores are node-local but for one hard spread
     constraint over at most ``MAX_DOMAINS`` domains, and need no normalisation over the window
     (no node subset, no soft spreading, no required pod affinity, no pod-affinity score, no
@@ -61,11 +63,10 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
     ``MAX_TREE_SLOTS``."""
     num_classes = has_subset.shape[0]
     slot = np.empty(num_classes, dtype=np.int64)
-    domains = np.ones(num_classes, dtype=np.int64)
     for c in range(num_classes):
         slot[c] = -1
     if not use_tree or num_nodes == 0:
-        return slot, domains
+        return slot
     pods = np.zeros(num_classes, dtype=np.int64)
     for p in range(begin, pod_class.shape[0]):
         pods[pod_class[p]] += 1
@@ -81,9 +82,6 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
         if pods[c] < 2 or pods[c] * window < num_nodes:
             continue
         hard = spread_indptr[c + 1] - spread_indptr[c]
-        if hard == 1:
-            domains[c] = _domain_count(labels, counter_column[spread_entries[spread_indptr[c],
-                                                                            0]])
         anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
         existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
         if used + domains[c] <= room and not has_subset[c] \
@@ -97,27 +95,33 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
                 and _node_local_terms(existing, node_unique, ipa_rows, updated):
             slot[c] = used
             used += domains[c]
-    return slot, domains
+    return slot
 
 
 @jit
-def _domain_count(labels, column):
-    """How many values label ``column`` takes over the nodes (``MAX_DOMAINS + 1``: more)."""
-    seen = np.empty(MAX_DOMAINS, dtype=np.int64)
-    count = 0
-    for node in range(labels.shape[0]):
-        value = labels[node, column] if column >= 0 else -1
-        if value < 0:
+def spread_domains(spread_indptr, spread_entries, counter_column, labels):
+    """Per class with exactly one hard spread constraint, the values its key takes over the
+    nodes (``values[c, :domains[c]]``; ``domains[c]`` is ``MAX_DOMAINS + 1`` when it takes
+    more), 1 domain for the others."""
+    num_classes = spread_indptr.shape[0] - 1
+    domains = np.ones(num_classes, dtype=np.int64)
+    values = np.zeros((num_classes, MAX_DOMAINS), dtype=np.int64)
+    for c in range(num_classes):
+        if spread_indptr[c + 1] - spread_indptr[c] != 1:
             continue
-        known = False
-        for d in range(count):
-            known = known or seen[d] == value
-        if not known:
-            if count == MAX_DOMAINS:
-                return MAX_DOMAINS + 1
-            seen[count] = value
-            count += 1
-    return max(count, 1)
+        column = counter_column[spread_entries[spread_indptr[c], 0]]
+        found = 0
+        for node in range(labels.shape[0]):
+            value = labels[node, column] if column >= 0 else -1
+            if value < 0 or _domain_of(value, values[c, :found]) >= 0:
+                continue
+            if found == MAX_DOMAINS:
+                found += 1
+                break
+            values[c, found] = value
+            found += 1
+        domains[c] = max(found, 1)
+    return domains, values
 
 
 @jit(inline="always")
@@ -138,13 +142,12 @@ def _node_local_terms(terms, node_unique, ipa_rows, updated):
 
 
 @jit
-def new_trees(classes, walk_order, labels, spreading):
-    """The ``trees`` group for :func:`tree_run` from :func:`tree_classes`' ``classes`` (empty
-    arrays when no class has a tree): (tree_slot, domains, synced: per class the pod its trees
-    were last brought up to (-1: never), slot_value: per slot the label value of its domain,
-    count, best and ties: the trees, segments: scratch room, then per leaf (leaf_of: per node)
-    leaf_ok, leaf_in, leaf_score and leaf_domain, and allowed: per domain)."""
-    tree_slot, domains = classes
+def new_trees(tree_slot, domains, values, walk_order):
+    """The ``trees`` group for :func:`tree_run` (empty arrays when no class has a tree):
+    (tree_slot, domains, synced: per class the pod its trees were last brought up to (-1:
+    never), slot_value: per slot the label value of its domain, count, best and ties: the
+    trees, segments: scratch room, then per leaf (leaf_of: per node) leaf_ok, leaf_in,
+    leaf_score and leaf_domain, and allowed: per domain)."""
     slots = 0
     for c in range(tree_slot.shape[0]):
         if tree_slot[c] >= 0:
@@ -154,18 +157,13 @@ def new_trees(classes, walk_order, labels, spreading):
     leaf_of = np.empty(n, dtype=np.int64)
     for i in range(n):
         leaf_of[walk_order[i]] = i
-    slot_value = np.full(slots, -1, dtype=np.int64)
+    slot_value = np.empty(slots, dtype=np.int64)
+    synced = np.empty(tree_slot.shape[0], dtype=np.int64)
     for c in range(tree_slot.shape[0]):
-        column = _domain_column(c, spreading)
-        if tree_slot[c] < 0 or column < 0:
-            continue
-        found = 0
-        for node in range(labels.shape[0]):
-            value = labels[node, column]
-            if value >= 0 and _domain_of(value, slot_value[tree_slot[c]:tree_slot[c] + found]) < 0:
-                slot_value[tree_slot[c] + found] = value
-                found += 1
-    return (tree_slot, domains, np.full(tree_slot.shape[0], -1, dtype=np.int64), slot_value,
+        synced[c] = -1
+        for d in range(domains[c] if tree_slot[c] >= 0 else 0):
+            slot_value[tree_slot[c] + d] = values[c, d] if values.shape[0] > 0 else -1
+    return (tree_slot, domains, synced, slot_value,
             np.zeros((slots, 2 * width), dtype=np.int32),
             np.zeros((slots, 2 * width), dtype=np.int64),
             np.zeros((slots, 2 * width), dtype=np.int32), np.empty(SEGMENTS, dtype=np.int64),
@@ -192,41 +190,92 @@ def _domain_of(value, values):
     return -1
 
 
-@jit(_nrt=False)
-def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch, out_node,
-             out_start, trees, local, anti_terms, scoring, placement, spreading):
-    """Schedule pods ``p..`` while their classes have trees: returns (the next pod, whether
-    the run stopped at a new failure, recorded as ``NEW_FAILURE``). ``spreading``:
-    (spread_indptr, spread_entries, counter_column, counter_domain_indptr, counter_domains,
-    counter_counts)."""
-    tree_slot, domains, slot_value, allowed = trees[0], trees[1], trees[3], trees[13]
-    num_nodes = walk_order.shape[0]
-    while p < pod_class.shape[0]:
-        c = pod_class[p]
-        slot = tree_slot[c]
-        if slot < 0:
-            return p, False
-        start = state[NEXT_START_AT]
-        out_start[p] = start
-        if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node):
+def _make_tree_run(domain_trees: bool) -> Any:
+    """:func:`tree_run` compiled with or without what reads pod counts per domain (a closure
+    constant): per-domain trees and anti-affinity. The plain variant reads one tree per
+    class, 1-D, and compiles no domain code."""
+
+    def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch,
+                 out_node, out_start, trees, local, anti_terms, scoring, placement, spreading):
+        """Schedule pods ``p..`` while their classes have trees: returns (the next pod,
+        whether the run stopped at a new failure, recorded as ``NEW_FAILURE``).
+        ``spreading``: (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
+        counter_domains, counter_counts)."""
+        (tree_slot, domains, synced, slot_value, tree_count, tree_best, tree_ties, segments,
+         leaf_of, leaf_ok, leaf_in, leaf_score, leaf_domain, allowed) = trees
+        num_nodes, labels = walk_order.shape[0], anti_terms[4]
+        while p < pod_class.shape[0]:
+            c = pod_class[p]
+            slot = tree_slot[c]
+            if slot < 0:
+                return p, False
+            start = state[NEXT_START_AT]
+            out_start[p] = start
+            if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node):
+                p += 1
+                continue
+            # Bring the class's trees up to this pod: rebuilt when never built or when more
+            # pods were placed since its last pod than there are nodes, else the leaves of
+            # the nodes placed on since (a node's leaf is in its domain's tree).
+            last = slot + domains[c]
+            column = _domain_column(c, spreading) if domain_trees else -1
+            since = synced[c]
+            synced[c] = p
+            if since < 0 or p - since > num_nodes:
+                for i in range(num_nodes):
+                    leaf_ok[i] = _leaf(walk_order[i], c, leaf_score, i, local, scoring) and \
+                        (not domain_trees or _anti_ok(walk_order[i], c, anti_terms))
+                if not domain_trees or column < 0:
+                    build(tree_count[slot], tree_best[slot], tree_ties[slot],
+                          leaf_ok[:num_nodes], leaf_score[:num_nodes])
+                else:
+                    for i in range(num_nodes):
+                        leaf_domain[i] = _domain_of(labels[walk_order[i], column],
+                                                    slot_value[slot:last])
+                    for d in range(domains[c]):
+                        for i in range(num_nodes):
+                            leaf_in[i] = leaf_ok[i] and leaf_domain[i] == d
+                        build(tree_count[slot + d], tree_best[slot + d], tree_ties[slot + d],
+                              leaf_in[:num_nodes], leaf_score[:num_nodes])
+            else:
+                for q in range(since, p):
+                    node = out_node[q]
+                    if node >= 0:
+                        at = leaf_of[node]
+                        ok = _leaf(node, c, leaf_score, at, local, scoring) and \
+                            (not domain_trees or _anti_ok(node, c, anti_terms))
+                        d = slot
+                        if domain_trees and column >= 0:
+                            d += _domain_of(labels[node, column], slot_value[slot:last])
+                        set_leaf(tree_count[d], tree_best[d], tree_ties[d], at, ok,
+                                 leaf_score[at])
+            if domain_trees:
+                _allowed(c, slot_value[slot:last], allowed, spreading)
+                leaf, processed = select_in_tree(
+                    tree_count[slot:last], tree_best[slot:last], tree_ties[slot:last],
+                    allowed[:domains[c]], num_nodes, start % num_nodes, to_find, tie_mode, draws,
+                    state, segments)
+            else:
+                leaf, processed = select_in_tree(
+                    tree_count[slot], tree_best[slot], tree_ties[slot], None, num_nodes,
+                    start % num_nodes, to_find, tie_mode, draws, state, segments)
+            state[NEXT_START_AT] = (start + processed) % num_nodes
+            state[EVALUATED_AT] += processed
+            if leaf < 0:
+                out_node[p] = NEW_FAILURE
+                fail_epoch[c] = state[PLACED_AT]
+                return p + 1, True
+            place(p, walk_order[leaf], c, out_node, state, placement)
             p += 1
-            continue
-        _sync(p, c, out_node, walk_order, trees, local, anti_terms, scoring, spreading)
-        last = slot + domains[c]
-        _allowed(c, slot_value[slot:last], allowed, spreading)
-        leaf, processed = select_in_tree(trees[4][slot:last], trees[5][slot:last],
-                                         trees[6][slot:last], allowed[:domains[c]], num_nodes,
-                                         start % num_nodes, to_find, tie_mode, draws, state,
-                                         trees[7])
-        state[NEXT_START_AT] = (start + processed) % num_nodes
-        state[EVALUATED_AT] += processed
-        if leaf < 0:
-            out_node[p] = NEW_FAILURE
-            fail_epoch[c] = state[PLACED_AT]
-            return p + 1, True
-        place(p, walk_order[leaf], c, out_node, state, placement)
-        p += 1
-    return p, False
+        return p, False
+
+    return jit(_nrt=False)(tree_run)
+
+
+#: :func:`tree_run` for loops whose classes count no pods per domain (one tree per class),
+#: and for the others (a class with one hard spread constraint has a tree per domain).
+tree_run_plain = _make_tree_run(False)
+tree_run_domains = _make_tree_run(True)
 
 
 @jit(_nrt=False, inline="always")
@@ -246,43 +295,10 @@ def _allowed(c, values, allowed, spreading):
 
 
 @jit(_nrt=False, inline="always")
-def _sync(p, c, out_node, walk, trees, local, anti_terms, scoring, spreading):
-    """Bring class ``c``'s trees up to pod ``p``: rebuilt when they were never built or more
-    pods were placed since its last pod than there are nodes, else the leaves of the nodes
-    placed on since (``out_node[since:p]``) updated. A node's leaf lives in the tree of its
-    domain."""
-    (tree_slot, domains, synced, slot_value, tree_count, tree_best, tree_ties, _, leaf_of,
-     leaf_ok, leaf_in, leaf_score, leaf_domain, _) = trees
-    slot, n, labels = tree_slot[c], walk.shape[0], anti_terms[4]
-    values = slot_value[slot:slot + domains[c]]
-    column = _domain_column(c, spreading)
-    since = synced[c]
-    synced[c] = p
-    if since < 0 or p - since > n:
-        for i in range(n):
-            leaf_ok[i] = _leaf(walk[i], c, leaf_score, i, local, anti_terms, scoring)
-            leaf_domain[i] = 0 if column < 0 else _domain_of(labels[walk[i], column], values)
-        for d in range(domains[c]):
-            for i in range(n):
-                leaf_in[i] = leaf_ok[i] and leaf_domain[i] == d
-            build(tree_count[slot + d], tree_best[slot + d], tree_ties[slot + d], leaf_in[:n],
-                  leaf_score[:n])
-        return
-    for q in range(since, p):
-        node = out_node[q]
-        if node >= 0:
-            position = leaf_of[node]
-            ok = _leaf(node, c, leaf_score, position, local, anti_terms, scoring)
-            d = slot + (0 if column < 0 else _domain_of(labels[node, column], values))
-            set_leaf(tree_count[d], tree_best[d], tree_ties[d], position, ok,
-                     leaf_score[position])
-
-
-@jit(_nrt=False, inline="always")
-def _leaf(node, c, leaf_score, position, local, anti_terms, scoring):
-    """Whether ``node`` passes class ``c``'s node-local filters (its anti-affinity included)
-    and, when it does, its score into ``leaf_score[position]`` (rescored when its requests
-    changed since)."""
+def _leaf(node, c, leaf_score, position, local, scoring):
+    """Whether ``node`` passes class ``c``'s node-local filters but anti-affinity
+    (:func:`_anti_ok`) and, when it does, its score into ``leaf_score[position]`` (rescored
+    when its requests changed since)."""
     (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested, pods_col,
      request, fit_check_indptr, fit_check_cols, count_only, port_count, has_attach,
      attach) = local
@@ -291,11 +307,6 @@ def _leaf(node, c, leaf_score, position, local, anti_terms, scoring):
                   fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]], count_only[c],
                   port_count, c, has_attach[c], attach)
     if not ok:
-        return False
-    ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels, ipa_rows = anti_terms
-    if pod_affinity_code(node, ipa_anti[:0], ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]],
-                         ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]], False,
-                         labels, ipa_rows) != 0:
         return False
     (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, node_version,
      fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, cached_version,
@@ -307,3 +318,13 @@ def _leaf(node, c, leaf_score, position, local, anti_terms, scoring):
                 cached_score[c])
     leaf_score[position] = cached_score[c, node]
     return True
+
+
+@jit(_nrt=False, inline="always")
+def _anti_ok(node, c, anti_terms):
+    """InterPodAffinity's Filter on ``node`` for a class whose only terms are node-local
+    anti-affinity ones (:func:`tree_classes`)."""
+    ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels, ipa_rows = anti_terms
+    anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
+    existing = ipa_existing[ipa_existing_indptr[c]:ipa_existing_indptr[c + 1]]
+    return pod_affinity_code(node, ipa_anti[:0], anti, existing, False, labels, ipa_rows) == 0

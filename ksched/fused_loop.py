@@ -515,14 +515,15 @@ class FusedLoop:
             ipa_affinity_empty=counts.affinity_empty,
             cached_version=self.cached_version, cached_score=self.cached_score,
             attach_group=table.group, attach_limits=table.limits, attached=table.attached,
-            use_tree=self.tree_selection, counts_domains=self._counts_domains(),
+            use_tree=self.tree_selection, full=self._full(),
             out_node=out_node, out_start=out_start)
         return int(stop)
 
-    def _counts_domains(self) -> bool:
-        """Whether some class counts pods per topology domain (the loop then runs with that
-        code compiled in)."""
-        return any(self.counts_pods(c) for c in range(len(self.tables.static_ok)))
+    def _full(self) -> bool:
+        """Whether some class counts pods per topology domain or normalises a node-static
+        score that varies (the loop then runs with that code compiled in)."""
+        return bool(self.arrays()["norm_varies"].any()) or \
+            any(self.counts_pods(c) for c in range(len(self.tables.static_ok)))
 
 
 __all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "LOOP_FILTERS", "LOOP_SCORES",
