@@ -64,12 +64,12 @@ def local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col
 
 
 @jit(_nrt=False)
-def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
-            weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
-            ba_skip, static_score, cached_version, cached_score):
-    """Recompute one class's weighted resource and static score of ``node`` into its cache
-    row (the class's rows of the tables are passed). These scores need no normalisation, so
-    they only change when the node's requests do."""
+def node_score(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
+               shape_y, weights, fractions, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip,
+               static_score):
+    """One class's weighted resource and static score of ``node`` (the class's rows of the
+    tables are passed). These scores need no normalisation, so they only change when the
+    node's requests do."""
     score = np.int64(0)
     if weights[W_FIT] != 0:
         score += weights[W_FIT] * resource_allocation_score(
@@ -78,7 +78,18 @@ def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, sh
     if weights[W_BALANCED] != 0 and not ba_skip:
         score += weights[W_BALANCED] * balanced_allocation_score(
             allocatable, requested, node, ba_cols, ba_req, fractions)
-    cached_score[node] = score + static_score[node]
+    return score + static_score[node]
+
+
+@jit(_nrt=False)
+def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
+            weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
+            ba_skip, static_score, cached_version, cached_score):
+    """:func:`node_score` into the class's score cache row, valid while the node's version
+    stands."""
+    cached_score[node] = node_score(node, allocatable, requested, nonzero, fit_strategy,
+                                    fit_weights, shape_x, shape_y, weights, fractions, fit_cols,
+                                    fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score)
     cached_version[node] = node_version[node]
 
 

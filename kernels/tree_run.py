@@ -37,7 +37,7 @@ from .loop_steps import (
     local_ok,
     norm_varies_for,
     place,
-    rescore,
+    node_score,
 )
 from .pod_topology_spread import spread_minimum
 from .selection_tree import SEGMENTS, build, select_in_tree, set_leaf, tree_width
@@ -297,8 +297,9 @@ def _allowed(c, values, allowed, spreading):
 @jit(_nrt=False, inline="always")
 def _leaf(node, c, leaf_score, position, local, scoring):
     """Whether ``node`` passes class ``c``'s node-local filters but anti-affinity
-    (:func:`_anti_ok`) and, when it does, its score into ``leaf_score[position]`` (rescored
-    when its requests changed since)."""
+    (:func:`_anti_ok`) and, when it does, its score into ``leaf_score[position]`` (computed
+    afresh: a leaf is only made anew for a node whose requests changed, or at a rebuild, so
+    the window walk's score cache would not save work, only memory traffic)."""
     (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested, pods_col,
      request, fit_check_indptr, fit_check_cols, count_only, port_count, has_attach,
      attach) = local
@@ -308,15 +309,12 @@ def _leaf(node, c, leaf_score, position, local, scoring):
                   port_count, c, has_attach[c], attach)
     if not ok:
         return False
-    (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, node_version,
-     fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, cached_version,
-     cached_score) = scoring
-    if cached_version[c, node] != node_version[node]:
-        rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
-                shape_y, weights, fractions, node_version, fit_cols[c], fit_src[c], fit_req[c],
-                ba_cols[c], ba_req[c], ba_skip[c], static_score[c], cached_version[c],
-                cached_score[c])
-    leaf_score[position] = cached_score[c, node]
+    (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, _, fit_cols,
+     fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, _, _) = scoring
+    leaf_score[position] = node_score(node, allocatable, requested, nonzero, fit_strategy,
+                                      fit_weights, shape_x, shape_y, weights, fractions,
+                                      fit_cols[c], fit_src[c], fit_req[c], ba_cols[c], ba_req[c],
+                                      ba_skip[c], static_score[c])
     return True
 
 

@@ -120,8 +120,9 @@ class Driver:
         self.assumer, self.tie_breaker, self.percentage = assumer, tie_breaker, percentage
         self.counters = counters if counters is not None else Counters()
         self.pending, self.count_pods = pending, count_pods
-        #: Bumped when a node's requests change; shared by every profile's score cache.
-        self.node_version = np.zeros(assumer.state.num_nodes, dtype=np.int64)
+        #: Bumped when a node's requests change; shared by every profile's score cache (from 1:
+        #: a cache row of zeros is stale).
+        self.node_version = np.ones(assumer.state.num_nodes, dtype=np.int64)
         self.fast_paths: dict[int, FusedLoop | None] = {}
         #: Per framework, the compiled failing cycle and retry; per pod key, its class (a
         #: nominated pod's spec differs from its class's only by the nomination).

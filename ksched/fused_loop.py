@@ -158,7 +158,7 @@ class FusedLoop:
         self.fail_epoch = np.zeros(0, dtype=np.int64)
         n = state.num_nodes
         #: Bumped whenever a node's requests change (shared by the batch's fast paths).
-        self.node_version = node_version if node_version is not None else np.zeros(n, np.int64)
+        self.node_version = node_version if node_version is not None else np.ones(n, np.int64)
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         affinity = self.affinity_filter if self.affinity_filter is not None \
@@ -406,16 +406,19 @@ class FusedLoop:
         return len(t.static_ok) - 1
 
     def _grow_rows(self, classes: int) -> None:
-        """Room for ``classes`` classes in the per-class state (doubling, so adding classes one
-        at a time copies each row a few times, not once per class)."""
+        """Room for ``classes`` classes in the per-class state (at least four, doubling: rows
+        are copied a few times, not once per class). The score cache's rows are zeros, which
+        no node version equals (versions start at 1): calloc'd, they cost no memory until
+        the loop writes them."""
         have = len(self.fail_epoch)
         if classes <= have:
             return
-        rows, n = max(classes, 2 * have), self.layout.num_nodes
-        grown = np.full(rows, -1, dtype=np.int64), np.full((rows, n), -1, dtype=np.int64), \
+        rows, n = max(classes, 2 * have, 4), self.layout.num_nodes
+        grown = np.full(rows, -1, dtype=np.int64), np.zeros((rows, n), dtype=np.int64), \
             np.zeros((rows, n), dtype=np.int64)
-        for new, old in zip(grown, (self.fail_epoch, self.cached_version, self.cached_score)):
-            new[:have] = old
+        if have:
+            for new, old in zip(grown, (self.fail_epoch, self.cached_version, self.cached_score)):
+                new[:have] = old
         self.fail_epoch, self.cached_version, self.cached_score = grown
 
     def _affinity_counts(self, cycle: Cycle) -> tuple[Any, Any] | None:
