@@ -265,25 +265,32 @@ class FilterCounts:
         return (rows, *entries)
 
 
-def _matched_domains(state: ClusterState, node: int, terms: Sequence[tuple[AffinityTerm, int]],
-                     pod: Pod, ns_labels: Mapping[str, str], seen: dict[int, tuple]):
-    """(label column, value id, amount) for each of a running pod's terms that matches the
-    incoming pod, filed under the running pod's node's value of the term's topology key.
-    ``seen`` keeps, per term object (replicas share theirs), the term and its column (-1:
-    no such key, or no match) for the one incoming pod."""
+def _term_groups(state: ClusterState, keep: Any) -> list[tuple[PodTerms, np.ndarray]]:
+    """The running pods with affinity that ``keep`` keeps, grouped by what their terms depend
+    on (namespace and affinity objects: replicas share theirs): (their terms, their rows)."""
+    groups: dict[tuple[str, int, int], tuple[Pod, list[int]]] = {}
+    pods = state.pods
+    for row in state.affinity_pods:
+        other = pods[row]
+        if keep(other):
+            key = (other.namespace, id(other.pod_affinity), id(other.pod_anti_affinity))
+            groups.setdefault(key, (other, []))[1].append(row)
+    return [(existing_pod_terms(other), np.asarray(rows, dtype=np.int64))
+            for other, rows in groups.values()]
+
+
+def _matched_domains(state: ClusterState, rows: np.ndarray,
+                     terms: Sequence[tuple[AffinityTerm, int]], pod: Pod,
+                     ns_labels: Mapping[str, str]):
+    """(label column, value ids, amount) for each term, shared by the running pods ``rows``,
+    that matches the incoming pod: the pods' nodes' values of the term's topology key (nodes
+    lacking it left out)."""
     for term, amount in terms:
-        found = seen.get(id(term))
-        if found is None or found[0] is not term:
-            column = state.label_column(term.topology_key)
-            if column >= 0 and not term.matches(pod, ns_labels):
-                column = -1
-            found = seen[id(term)] = (term, column)
-        column = found[1]
-        if column < 0:
+        column = state.label_column(term.topology_key)
+        if column < 0 or not term.matches(pod, ns_labels):
             continue
-        value = int(state.labels[node, column])
-        if value != ABSENT:
-            yield column, value, amount
+        values = state.labels[state.pod_node[rows], column].astype(np.int64)
+        yield column, values[values != ABSENT], amount
 
 
 def namespace_labels(state: ClusterState, namespace: str) -> Mapping[str, str]:
@@ -298,22 +305,13 @@ def _pre_filter_state(state: ClusterState, pod: Pod, terms: PodTerms) -> FilterC
     ns_labels = namespace_labels(state, pod.namespace)
 
     # getExistingAntiAffinityCounts
-    existing_cols: list[int] = []
-    existing_vals: list[int] = []
-    seen: dict[int, tuple] = {}
-    for row in state.affinity_pods:
-        other = state.pods[row]
-        if not has_required_anti_affinity(other):
-            continue
-        anti_terms = [(t, 0) for t in existing_pod_terms(other).required_anti_affinity]
-        for column, value, _ in _matched_domains(state, int(state.pod_node[row]), anti_terms,
-                                                 pod, ns_labels, seen):
-            existing_cols.append(column)
-            existing_vals.append(value)
-    existing: dict[int, npt.NDArray[np.int64]] = {}
-    if existing_cols:
-        cols, vals = np.asarray(existing_cols), np.asarray(existing_vals, dtype=np.int64)
-        existing = {int(c): np.unique(vals[cols == c]) for c in np.unique(cols)}
+    found: dict[int, list[npt.NDArray[np.int64]]] = {}
+    for other, rows in _term_groups(state, has_required_anti_affinity):
+        anti_terms = [(t, 0) for t in other.required_anti_affinity]
+        for column, values, _ in _matched_domains(state, rows, anti_terms, pod, ns_labels):
+            if len(values):
+                found.setdefault(column, []).append(values)
+    existing = {column: np.unique(np.concatenate(found[column])) for column in sorted(found)}
 
     # getIncomingAffinityAntiAffinityCounts
     pods = state.pods
@@ -371,13 +369,10 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
     ns_labels = namespace_labels(state, pod.namespace)
     labelled = (state.labels != ABSENT).any(axis=1)  # len(node.Labels) != 0
     # Contributions (label column, value id, amount), one per matched term and pod: from
-    # the incoming pod's terms as arrays, from the running pods' terms one by one.
+    # the incoming pod's terms and from the running pods' terms (grouped), as arrays.
     cols: list[npt.NDArray[np.int64]] = []
     vals: list[npt.NDArray[np.int64]] = []
     amounts: list[npt.NDArray[np.int64]] = []
-    one_col: list[int] = []
-    one_val: list[int] = []
-    one_amount: list[int] = []
 
     # The incoming pod's preferred terms against every running pod on a labelled node.
     pods = state.pods
@@ -395,27 +390,19 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
 
     # The running pods' terms (only pods with affinity have any) against the incoming pod.
     hard = args.hard_pod_affinity_weight
-    seen: dict[int, tuple] = {}
-    for row in state.affinity_pods:
-        node = int(state.pod_node[row])
-        if not labelled[node]:
-            continue
-        other = existing_pod_terms(pods[row])
+    for other, rows in _term_groups(state, lambda _: True):
+        rows = rows[labelled[state.pod_node[rows]]]
         weighted = []
         if hard > 0:
             weighted += [(t, wrap_int32(hard)) for t in other.required_affinity]
         weighted += [(w.term, wrap_int32(w.weight)) for w in other.preferred_affinity]
         weighted += [(w.term, wrap_int32(-w.weight)) for w in other.preferred_anti_affinity]
-        for column, value, amount in _matched_domains(state, node, weighted, pod, ns_labels,
-                                                      seen):
-            one_col.append(column)
-            one_val.append(value)
-            one_amount.append(amount)
-
-    if one_col:
-        cols.append(np.asarray(one_col, dtype=np.int64))
-        vals.append(np.asarray(one_val, dtype=np.int64))
-        amounts.append(np.asarray(one_amount, dtype=np.int64))
+        for column, values, amount in _matched_domains(state, rows, weighted, pod, ns_labels):
+            if not len(values):
+                continue
+            cols.append(np.full(len(values), column, dtype=np.int64))
+            vals.append(values)
+            amounts.append(np.full(len(values), amount, dtype=np.int64))
     if not cols:
         return None
     col, val, amount = np.concatenate(cols), np.concatenate(vals), np.concatenate(amounts)
