@@ -71,7 +71,14 @@ from .node_ports import ports_conflict
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
 from .select import num_feasible_nodes_to_find, select_host
-from .tree_run import new_trees, spread_domains, tree_classes, tree_run_domains, tree_run_plain
+from .tree_run import (
+    class_pods,
+    new_trees,
+    spread_domains,
+    tree_classes,
+    tree_run_domains,
+    tree_run_plain,
+)
 
 __all__ = ["schedule_loop", "EVALUATED_AT", "KNOWN_FAILURE", "NEW_FAILURE", "NEXT_START_AT",
            "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY", "W_SPREAD"]
@@ -149,12 +156,14 @@ def _make_loop(full: bool) -> Any:
         to_find_all = num_feasible_nodes_to_find(percentage, num_nodes) if has_scoring else 1
         spreading = (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
                      counter_domains, counter_counts)
+        pods = class_pods(begin, pod_class, has_subset.shape[0])
         if full:
-            domains, values = spread_domains(spread_indptr, spread_entries, counter_column,
+            domains, values = spread_domains(pods, num_nodes, to_find_all, use_tree,
+                                             spread_indptr, spread_entries, counter_column,
                                              labels)
         else:
             domains, values = np.ones(has_subset.shape[0], dtype=np.int64), no_values
-        tree_slot = tree_classes(begin, pod_class, num_nodes, to_find_all, use_tree, has_subset,
+        tree_slot = tree_classes(pods, num_nodes, to_find_all, use_tree, has_subset,
                                  spread_indptr, domains, soft_indptr, ipa_affinity_indptr,
                                  ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
                                  ipa_score_indptr, weights, norm_varies, norm_weight,

@@ -49,27 +49,24 @@ MAX_DOMAINS = 16
 
 
 @jit
-def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spread_indptr,
-                 domains, soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti,
-                 ipa_existing_indptr, ipa_existing, ipa_score_indptr, weights, norm_varies,
-                 norm_weight, node_unique, ipa_rows, ipa_update_indptr, ipa_updates):
+def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, domains,
+                 soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti, ipa_existing_indptr,
+                 ipa_existing, ipa_score_indptr, weights, norm_varies, norm_weight, node_unique,
+                 ipa_rows, ipa_update_indptr, ipa_updates):
     """Per class, its first tree slot (-1: the window walk); ``domains`` per class: how many
     values its one hard spread constraint's key takes (:func:`spread_domains`), 1 without.
     A class gets trees when its verdicts and scores are node-local but for one hard spread
     constraint over at most ``MAX_DOMAINS`` domains, and need no normalisation over the window
     (no node subset, no soft spreading, no required pod affinity, no pod-affinity score, no
-    varying normalised score, anti-affinity only as :func:`_node_local_terms` allows), and its
-    pods in ``pod_class[begin:]`` would walk all the nodes at least once, within
-    ``MAX_TREE_SLOTS``."""
+    varying normalised score, anti-affinity only as :func:`_node_local_terms` allows), and it
+    is a candidate (:func:`_candidate`), within ``MAX_TREE_SLOTS``. ``pods``: per class, its
+    pods in the run (:func:`class_pods`)."""
     num_classes = has_subset.shape[0]
     slot = np.empty(num_classes, dtype=np.int64)
     for c in range(num_classes):
         slot[c] = -1
-    if not use_tree or num_nodes == 0:
+    if num_nodes == 0:
         return slot
-    pods = np.zeros(num_classes, dtype=np.int64)
-    for p in range(begin, pod_class.shape[0]):
-        pods[pod_class[p]] += 1
     updated = np.zeros(ipa_rows.shape[0], dtype=np.bool_)
     for c in range(num_classes):
         if pods[c] > 0:
@@ -78,8 +75,7 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
     room = MAX_TREE_SLOTS // (2 * tree_width(num_nodes))
     used = 0
     for c in range(num_classes):
-        window = to_find if to_find < num_nodes else num_nodes
-        if pods[c] < 2 or pods[c] * window < num_nodes:
+        if not _candidate(pods[c], num_nodes, to_find, use_tree):
             continue
         hard = spread_indptr[c + 1] - spread_indptr[c]
         anti = ipa_anti[ipa_anti_indptr[c]:ipa_anti_indptr[c + 1]]
@@ -99,15 +95,34 @@ def tree_classes(begin, pod_class, num_nodes, to_find, use_tree, has_subset, spr
 
 
 @jit
-def spread_domains(spread_indptr, spread_entries, counter_column, labels):
-    """Per class with exactly one hard spread constraint, the values its key takes over the
-    nodes (``values[c, :domains[c]]``; ``domains[c]`` is ``MAX_DOMAINS + 1`` when it takes
-    more), 1 domain for the others."""
+def class_pods(begin, pod_class, num_classes):
+    """Per class, how many of ``pod_class[begin:]`` belong to it."""
+    pods = np.zeros(num_classes, dtype=np.int64)
+    for p in range(begin, pod_class.shape[0]):
+        pods[pod_class[p]] += 1
+    return pods
+
+
+@jit(inline="always")
+def _candidate(pods, num_nodes, to_find, use_tree):
+    """Whether a class with ``pods`` pods in the run may get trees: several, whose window
+    walks would cover all the nodes at least once (a tree costs a pass over them)."""
+    window = to_find if to_find < num_nodes else num_nodes
+    return use_tree and pods >= 2 and pods * window >= num_nodes
+
+
+@jit
+def spread_domains(pods, num_nodes, to_find, use_tree, spread_indptr, spread_entries,
+                   counter_column, labels):
+    """Per candidate class (:func:`_candidate`) with exactly one hard spread constraint, the
+    values its key takes over the nodes (``values[c, :domains[c]]``; ``domains[c]`` is
+    ``MAX_DOMAINS + 1`` when it takes more), 1 domain for the others."""
     num_classes = spread_indptr.shape[0] - 1
     domains = np.ones(num_classes, dtype=np.int64)
     values = np.zeros((num_classes, MAX_DOMAINS), dtype=np.int64)
     for c in range(num_classes):
-        if spread_indptr[c + 1] - spread_indptr[c] != 1:
+        if spread_indptr[c + 1] - spread_indptr[c] != 1 or \
+                not _candidate(pods[c], num_nodes, to_find, use_tree):
             continue
         column = counter_column[spread_entries[spread_indptr[c], 0]]
         found = 0

@@ -165,6 +165,8 @@ class FusedLoop:
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity)
         self._arrays: dict[str, Any] | None = None
+        #: :meth:`_full` of the arrays it was found for.
+        self._full_of: tuple[Any, bool] = (None, True)
         #: Select by a tree over the node walk where the loop can (``False``: the plain walk
         #: for every pod; the placements are the same).
         self.tree_selection = True
@@ -524,9 +526,14 @@ class FusedLoop:
 
     def _full(self) -> bool:
         """Whether some class counts pods per topology domain or normalises a node-static
-        score that varies (the loop then runs with that code compiled in)."""
-        return bool(self.arrays()["norm_varies"].any()) or \
-            any(self.counts_pods(c) for c in range(len(self.tables.static_ok)))
+        score that varies (the loop then runs with that code compiled in); kept with the
+        arrays."""
+        arrays = self.arrays()
+        if self._full_of[0] is not arrays:
+            full = bool(arrays["norm_varies"].any()) or \
+                any(self.counts_pods(c) for c in range(len(self.tables.static_ok)))
+            self._full_of = (arrays, full)
+        return self._full_of[1]
 
 
 __all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "LOOP_FILTERS", "LOOP_SCORES",
