@@ -8,13 +8,13 @@ from typing import Any
 
 from ksched.api import Pod
 from ksched.errors import InvalidObjectError
-from ksched.node_table import LazySequence
+from ksched.node_table import EqualSequence
 from ksched.validation import go_quote
 
 __all__ = ["BoundPods", "check_unique", "checked_bound_pods", "log_key", "log_pod", "pod_specs"]
 
 
-class BoundPods(LazySequence):
+class BoundPods(EqualSequence):
     """The bound pods of a state: an append-only log, read through a fixed-length view.
 
     Pods placed during a batch are logged as ``(pod, node name)``; pods placed in bulk as the
@@ -51,11 +51,6 @@ class BoundPods(LazySequence):
     def entries(self) -> list:
         """The log's entries of this view, as they are (a new list)."""
         return self._log[:self._length]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
 
     def __repr__(self) -> str:
         return f"BoundPods({self._length} pods)"

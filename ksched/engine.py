@@ -43,7 +43,7 @@ from ksched.inputs import (
     check_tie_break,
 )
 from ksched.kernels import schedule_loop as loop_kernels
-from ksched.node_table import LazySequence
+from ksched.node_table import EqualSequence
 from ksched.pod_table import PodTable
 from ksched.profile import Profile, default_profile
 from ksched.state import ClusterState
@@ -129,7 +129,7 @@ class Result:
                                                   columns["node"], columns["reason"])]
 
 
-class Placements(LazySequence):
+class Placements(EqualSequence):
     """A batch's placements, made on access from its columns (equal to a sequence of
     :class:`Placement` records holding the same)."""
 
@@ -147,13 +147,6 @@ class Placements(LazySequence):
         row = int(self._rows[index])
         return Placement(self._pods[index], None if row < 0 else self._names[row],
                          self._reasons[self._codes[index]])
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Placements({len(self)} pods, {int((self._rows >= 0).sum())} placed)"

@@ -39,6 +39,20 @@ class LazySequence(Sequence):
         return self._item(index)
 
 
+class EqualSequence(LazySequence):
+    """A :class:`LazySequence` equal to any sequence holding equal items in the same order
+    (unhashable, as a list)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class GeneratedNames(LazySequence):
     """Names ``f"{prefix}{k}"``, ``k`` in ``range(count)``, for each ``(prefix, count)`` block."""
 

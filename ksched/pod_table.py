@@ -22,6 +22,7 @@ from ksched.api import Pod
 from ksched.api.fields import assembler
 from ksched.bound_pods import check_unique
 from ksched.errors import ArgumentError
+from ksched.node_table import EqualSequence
 from ksched.volume_classes import has_claims
 
 __all__ = ["IDENTITY_COLUMNS", "PodTable", "spec_key"]
@@ -41,7 +42,7 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
-class PodTable(Sequence):
+class PodTable(EqualSequence):
     """Pending pods, in order, as columns (a ``Sequence[Pod]`` wherever pods are taken).
 
     Attributes
@@ -205,13 +206,6 @@ class PodTable(Sequence):
         if self._missing:
             return [self[i] for i in range(start, stop)]
         return self._pods[start:stop]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"PodTable({len(self)} pods, {len(self.specs)} specs)"
