@@ -18,10 +18,10 @@ static_ok : bool[C, N]; norm_raw : int64[R, N] raw node-static scores normalised
 ``DefaultNormalizeScore`` (``norm_reverse`` : bool[K]) and weighted by ``norm_weight`` :
 int64[K], class ``c``'s score ``k`` in row ``norm_row[c, k]``, -1 (and ``norm_varies[c, k]``
 false) when it is 0 on every node (the normalised score is then the same everywhere and left
-out); static_score : int64[C, N] the weighted sum of the
-node-static scores that need no normalisation. request : int64[C, R] the class's requests
-(pod count 0), added on placement; fit_check_indptr / fit_check_cols : CSR of the resource
-columns the fit filter checks; count_only : bool[C]. nonzero_add : int64[C, 2];
+out); static_score : int64[R, N] (class ``c``'s row ``static_row[c]``, row 0 zeros) the
+weighted sum of the node-static scores that need no normalisation. request : int64[C, R] the
+class's requests (pod count 0), added on placement; fit_check_indptr / fit_check_cols : CSR
+of the resource columns the fit filter checks; count_only : bool[C]. nonzero_add : int64[C, 2];
 port_check_indptr / port_check : CSR of the host-port columns that conflict with the class's
 ports; port_add_indptr / port_add : CSR of the columns it occupies. subset_indptr / subset :
 CSR of a PreFilter node subset (in walk order); has_subset : bool[C]. fit_cols, fit_src,
@@ -92,20 +92,20 @@ def _make_loop(full: bool) -> Any:
 
     def schedule_loop(begin, pod_class, allocatable, requested, nonzero, port_count, walk_order,
                       pods_col, static_ok, norm_raw, norm_row, norm_varies, norm_reverse,
-                      norm_weight, static_score, request, fit_check_indptr, fit_check_cols,
-                      count_only, nonzero_add, port_check_indptr, port_check, port_add_indptr,
-                      port_add, subset_indptr, subset, has_subset, fit_strategy, fit_cols, fit_src,
-                      fit_req, fit_weights, ba_cols, ba_req, ba_skip, shape_x, shape_y, weights,
-                      has_scoring, fit_enabled, percentage, tie_mode, draws, state, fail_epoch,
-                      node_version, cached_version, cached_score, labels, spread_indptr,
-                      spread_entries, counter_column, counter_included, counter_domain_indptr,
-                      counter_domains, counter_match, counter_counts, counter_kind, soft_indptr,
-                      soft_entries, require_all, empty_id, empty_slot, ipa_affinity_indptr,
-                      ipa_affinity, ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing,
-                      ipa_score_indptr, ipa_score, ipa_self_match, ipa_update_indptr, ipa_updates,
-                      ipa_rows, ipa_affinity_empty, attach_group, attach_limits, attached,
-                      has_attach, attach_adds, attach_any, use_tree, node_unique, out_node,
-                      out_start):
+                      norm_weight, static_score, static_row, request, fit_check_indptr,
+                      fit_check_cols, count_only, nonzero_add, port_check_indptr, port_check,
+                      port_add_indptr, port_add, subset_indptr, subset, has_subset, fit_strategy,
+                      fit_cols, fit_src, fit_req, fit_weights, ba_cols, ba_req, ba_skip, shape_x,
+                      shape_y, weights, has_scoring, fit_enabled, percentage, tie_mode, draws,
+                      state, fail_epoch, node_version, cached_version, cached_score, labels,
+                      spread_indptr, spread_entries, counter_column, counter_included,
+                      counter_domain_indptr, counter_domains, counter_match, counter_counts,
+                      counter_kind, soft_indptr, soft_entries, require_all, empty_id, empty_slot,
+                      ipa_affinity_indptr, ipa_affinity, ipa_anti_indptr, ipa_anti,
+                      ipa_existing_indptr, ipa_existing, ipa_score_indptr, ipa_score,
+                      ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows, ipa_affinity_empty,
+                      attach_group, attach_limits, attached, has_attach, attach_adds, attach_any,
+                      use_tree, node_unique, out_node, out_start):
         """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
         fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -177,7 +177,7 @@ def _make_loop(full: bool) -> Any:
                       ipa_rows)
         scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
                    node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
-                   cached_version, cached_score)
+                   static_row, cached_version, cached_score)
         placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
                      port_count, node_version, has_attach, attach_group, attached, attach_adds,
                      counter_match, counter_included, counter_counts, counter_kind, labels,
@@ -214,7 +214,8 @@ def _make_loop(full: bool) -> Any:
             count_only_c, attach_c = count_only[c], has_attach[c]
             fit_cols_row, fit_src_row, fit_req_row = fit_cols[c], fit_src[c], fit_req[c]
             ba_cols_row, ba_req_row, ba_skip_c = ba_cols[c], ba_req[c], ba_skip[c]
-            static_row, version_row, score_row = static_score[c], cached_version[c], cached_score[c]
+            static_c = static_score[static_row[c]]
+            version_row, score_row = cached_version[c], cached_score[c]
             chosen, processed = -1, n_all
             entries = spread_entries[spread_indptr[c]:spread_indptr[c + 1]]
             soft = soft_entries[soft_indptr[c]:soft_indptr[c + 1]]
@@ -234,7 +235,7 @@ def _make_loop(full: bool) -> Any:
                     rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
                             shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
                             fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                            static_row, version_row, score_row)
+                            static_c, version_row, score_row)
                     totals[last_position] = score_row[node] + (normalized[last_position] if varies
                                                                 else 0)
                     reused = True
@@ -267,7 +268,7 @@ def _make_loop(full: bool) -> Any:
                         rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
                                 shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
                                 fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                                static_row, version_row, score_row)
+                                static_c, version_row, score_row)
                     totals[j] = score_row[node]
                 if full and varies:  # else the normalised scores are the same everywhere
                     _normalized_scores(feasible[:count], c, norm_raw, norm_row, norm_reverse,

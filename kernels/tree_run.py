@@ -15,7 +15,7 @@ pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count, has
 attach), ``anti_terms`` (ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels,
 ipa_rows), ``scoring`` (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights,
 fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip,
-static_score, cached_version, cached_score) and ``placement`` (:func:`place`'s).
+static_score, static_row, cached_version, cached_score) and ``placement`` (:func:`place`'s).
 """
 
 from __future__ import annotations
@@ -325,11 +325,11 @@ def _leaf(node, c, leaf_score, position, local, scoring):
     if not ok:
         return False
     (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, _, fit_cols,
-     fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, _, _) = scoring
+     fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, static_row, _, _) = scoring
     leaf_score[position] = node_score(node, allocatable, requested, nonzero, fit_strategy,
                                       fit_weights, shape_x, shape_y, weights, fractions,
                                       fit_cols[c], fit_src[c], fit_req[c], ba_cols[c], ba_req[c],
-                                      ba_skip[c], static_score[c])
+                                      ba_skip[c], static_score[static_row[c]])
     return True
 
 

@@ -38,6 +38,20 @@ def _norm_arrays(per_class: list[list[np.ndarray | None]], k: int, n: int) -> di
                 norm_row=norm_row, norm_varies=norm_row >= 0)
 
 
+def _static_arrays(per_class: list[np.ndarray | None], n: int) -> dict[str, Any]:
+    """The weighted sums of the node-static scores that need no normalisation:
+    ``static_score`` int64[R, N] (row 0: zeros, the row of every class whose sum is 0 on every
+    node) and ``static_row`` int64[C], each class's row."""
+    rows = [np.zeros(n, dtype=np.int64)]
+    static_row = np.zeros(len(per_class), dtype=np.int64)
+    for c, row in enumerate(per_class):
+        if row is not None:
+            static_row[c] = len(rows)
+            rows.append(row)
+    return dict(static_score=np.array(rows, dtype=np.int64).reshape(len(rows), n),
+                static_row=static_row)
+
+
 @attrs.define
 class ClassTables:
     """The per-class arrays of the loop (see :mod:`ksched.kernels.schedule_loop`)."""
@@ -110,7 +124,7 @@ class ClassTables:
             require_all=np.array(t.require_all, dtype=np.bool_),
             static_ok=stack(t.static_ok, n, np.bool_),
             **_norm_arrays(t.norm_raw, k, n),
-            static_score=stack(t.static_score, n, np.int64),
+            **_static_arrays(t.static_score, n),
             request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
             fit_check_cols=fit_check_cols, count_only=np.array(t.count_only, dtype=np.bool_),
             nonzero_add=stack(t.nonzero_add, 2, np.int64),

@@ -362,10 +362,11 @@ class FusedLoop:
                 static += weight * scores
             else:  # spread over the nodes only when some node's score is not 0
                 raw.append(scores[spread] if scores.any() else None)
-        return ok[spread], raw, static[spread]
+        return ok[spread], raw, static[spread] if static.any() else None
 
     def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, counts: Any, binds: bool,
-                   ok: np.ndarray, norm_raw: list, static_score: np.ndarray) -> int | None:
+                   ok: np.ndarray, norm_raw: list, static_score: np.ndarray | None
+                   ) -> int | None:
         """Append the class to the tables (``None``, nothing appended, when the loop does
         not model it after all)."""
         state, pod, t = cycle.state, cycle.pod, self.tables
