@@ -13,6 +13,7 @@ storage objects show.
 from __future__ import annotations
 
 import operator
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -40,11 +41,13 @@ class StorageCache:
     def __init__(self, api: StorageObjects) -> None:
         self.api = api
         self.storage = api
-        self._assumer: Assumer | None = None
+        #: The Assumer showing the objects, weakly: it holds this cache, and a cycle would
+        #: keep its state's arrays alive until the garbage collector runs.
+        self._assumer: weakref.ref[Assumer] | None = None
 
     def attach(self, assumer: Assumer) -> None:
         """Show the assumed objects in ``assumer``'s state from now on."""
-        self._assumer = assumer
+        self._assumer = weakref.ref(assumer)
         if assumer.state.storage is not self.storage:
             assumer.state = assumer.state.with_storage(self.storage)
 
@@ -67,8 +70,9 @@ class StorageCache:
 
     def _set(self, storage: StorageObjects) -> None:
         self.storage = storage
-        if self._assumer is not None:
-            self._assumer.state = self._assumer.state.with_storage(storage)
+        assumer = self._assumer() if self._assumer is not None else None
+        if assumer is not None:
+            assumer.state = assumer.state.with_storage(storage)
 
 
 class Assumer:

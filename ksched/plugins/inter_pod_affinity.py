@@ -362,12 +362,18 @@ class ScoreCounts:
         return rows, entries
 
 
+def _on_labelled_node(state: ClusterState, rows: npt.NDArray[np.int64]
+                      ) -> npt.NDArray[np.bool_]:
+    """Whether each running pod of ``rows`` is on a node with labels
+    (``len(node.Labels) != 0``): read for those pods' nodes only."""
+    return (state.labels[state.pod_node[rows]] != ABSENT).any(axis=1)
+
+
 def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
                      args: InterPodAffinityArgs, all_pods: bool) -> ScoreCounts | None:
     """``PreScore``'s accumulation; ``None`` when nothing was accumulated (Skip)."""
     terms = terms.merged(state.namespaces)
     ns_labels = namespace_labels(state, pod.namespace)
-    labelled = (state.labels != ABSENT).any(axis=1)  # len(node.Labels) != 0
     # Contributions (label column, value id, amount), one per matched term and pod: from
     # the incoming pod's terms and from the running pods' terms (grouped), as arrays.
     cols: list[npt.NDArray[np.int64]] = []
@@ -377,7 +383,7 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
     # The incoming pod's preferred terms against every running pod on a labelled node.
     pods = state.pods
     if all_pods and (terms.preferred_affinity or terms.preferred_anti_affinity):
-        on_labelled = labelled[state.pod_node] if len(pods) else np.zeros(0, dtype=np.bool_)
+        on_labelled = _on_labelled_node(state, np.arange(len(pods)))
         for weighted, sign in ([(w, 1) for w in terms.preferred_affinity]
                                + [(w, -1) for w in terms.preferred_anti_affinity]):
             rows = np.flatnonzero(_match_mask(weighted.term, pods) & on_labelled)
@@ -391,7 +397,7 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
     # The running pods' terms (only pods with affinity have any) against the incoming pod.
     hard = args.hard_pod_affinity_weight
     for other, rows in _term_groups(state, lambda _: True):
-        rows = rows[labelled[state.pod_node[rows]]]
+        rows = rows[_on_labelled_node(state, rows)]
         weighted = []
         if hard > 0:
             weighted += [(t, wrap_int32(hard)) for t in other.required_affinity]

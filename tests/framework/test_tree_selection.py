@@ -26,15 +26,16 @@ from ksched.kernels.schedule_loop import KNOWN_FAILURE, NEW_FAILURE
 from ksched.profile import default_profile
 
 
-def _cluster(num_nodes: int) -> ksched.ClusterState:
-    """Three node shapes, repeated: whole runs of nodes tie on every score."""
+def _cluster(num_nodes: int, unlabelled: bool = False) -> ksched.ClusterState:
+    """Three node shapes, repeated: whole runs of nodes tie on every score. With
+    ``unlabelled``, every eleventh node has no zone label (in no spreading domain)."""
     shapes = [{"cpu": 4000, "memory": 8 << 30, "pods": 30},
               {"cpu": 8000, "memory": 16 << 30, "pods": 30},
               {"cpu": 4000, "memory": 32 << 30, "pods": 12}]
     return ksched.ClusterState.from_records([
         Node(f"n{i:05d}", allocatable=shapes[i % 7 % 3],
-             labels={"topology.kubernetes.io/zone": f"z{i % 3}",
-                     "kubernetes.io/hostname": f"n{i:05d}"})
+             labels={"kubernetes.io/hostname": f"n{i:05d}"}
+             | ({} if unlabelled and i % 11 == 5 else {"topology.kubernetes.io/zone": f"z{i % 3}"}))
         for i in range(num_nodes)])
 
 
@@ -95,11 +96,14 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
     (700, 20_000, 0, "round-robin", "anti-affinity"),
     (600, 20_000, 0, "round-robin", "spreading"),
     (150, 20_000, 50, "random", "spreading"),
+    # Pods without spreading land on nodes in no zone between the spreading pods.
+    (200, 5_000, 0, "round-robin", "spreading-unlabelled"),
+    (500, 5_000, 0, "round-robin", "spreading-unlabelled"),
 ])
 def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
                                         tie_break: str, kind: str) -> None:
-    cluster = _cluster(num_nodes)
-    batch = _pods(pods, num_nodes, kind == "anti-affinity", kind == "spreading")
+    cluster = _cluster(num_nodes, kind == "spreading-unlabelled")
+    batch = _pods(pods, num_nodes, kind == "anti-affinity", kind.startswith("spreading"))
     tree = _run(cluster, batch, percentage, tie_break, tree=True)
     walk = _run(cluster, batch, percentage, tie_break, tree=False)
     nodes, starts, counters, requested = tree
