@@ -1,5 +1,5 @@
 """Peak memory of a 1,000,000-node fleet (ten resources, built from node templates)
-scheduling 10,000 pods, measured in a fresh process. Target: peak RSS under 2 GB."""
+scheduling 100,000 pods, measured in a fresh process. Target: peak RSS under 2 GB."""
 
 from __future__ import annotations
 
