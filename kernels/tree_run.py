@@ -249,6 +249,10 @@ def _make_tree_run(domain_trees: bool) -> Any:
             if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node):
                 p += 1
                 continue
+            # Bring the class's trees up to this pod: rebuilt when never built or when more
+            # pods were placed since its last pod than there are nodes, else the leaves of
+            # the nodes placed on since (a node's leaf is in its domain's tree; a node in no
+            # domain is in none).
             last = slot + domains[c]
             row = leaf_row[c]
             leaves = (leaf_ok[row], leaf_score[row], leaf_domain[row])
@@ -262,8 +266,6 @@ def _make_tree_run(domain_trees: bool) -> Any:
                 else:
                     build(tree_count[slot], tree_best[slot], tree_ties[slot], leaves, -1)
             else:
-                # The leaves of the nodes placed on since the class's last pod (a node's
-                # leaf is in its domain's tree; a node in no domain is in none).
                 for q in range(since, p):
                     node = out_node[q]
                     if node >= 0:
@@ -279,21 +281,21 @@ def _make_tree_run(domain_trees: bool) -> Any:
                                      ok, leaves[1][at])
             if domain_trees:
                 _allowed(c, slot_value[slot:last], allowed, spreading)
-                leaf, processed = select_in_tree(
+                position, processed = select_in_tree(
                     tree_count[slot:last], tree_best[slot:last], tree_ties[slot:last],
                     allowed[:domains[c]], leaves, num_nodes, start % num_nodes, to_find,
                     tie_mode, draws, state, segments)
             else:
-                leaf, processed = select_in_tree(
+                position, processed = select_in_tree(
                     tree_count[slot], tree_best[slot], tree_ties[slot], None, leaves,
                     num_nodes, start % num_nodes, to_find, tie_mode, draws, state, segments)
             state[NEXT_START_AT] = (start + processed) % num_nodes
             state[EVALUATED_AT] += processed
-            if leaf < 0:
+            if position < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]
                 return p + 1, True
-            place(p, walk_order[leaf], c, out_node, state, placement)
+            place(p, walk_order[position], c, out_node, state, placement)
             p += 1
         return p, False
 
