@@ -8,7 +8,8 @@ goes on, pod after pod, while the pods belong to classes with a tree; the walk's
 to :func:`ksched.kernels.schedule_loop.schedule_loop`. Everything here is compiled without
 reference counting (see :mod:`ksched.kernels.loop_steps`).
 
-Arguments are grouped as the loop builds them once per call: ``trees`` (:func:`new_trees`),
+Arguments are grouped as the loop builds them once per call: ``trees`` (tree_slot,
+tree_count, tree_best, tree_ties, tree_synced, segments, leaf_of, leaf_ok, leaf_score),
 ``local`` (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
 pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count, has_attach,
 attach), ``anti_terms`` (ipa_anti_indptr, ipa_anti, ipa_existing_indptr, ipa_existing, labels,
@@ -160,17 +161,12 @@ def new_trees(tree_slot, domains, values, walk_order):
     """The ``trees`` group for :func:`tree_run` (empty arrays when no class has a tree):
     (tree_slot, domains, synced: per class the pod its trees were last brought up to (-1:
     never), slot_value: per slot the label value of its domain, count, best and ties: the
-    trees, segments: scratch room, leaf_of: per node its walk position, leaf_row: per class
-    its row of leaf_ok, leaf_score and leaf_domain (the trees' ``leaves``), and allowed: per
-    domain). Nothing is zeroed: a tree and its leaves are filled when first read."""
-    slots, rows = 0, 0
-    leaf_row = np.empty(tree_slot.shape[0], dtype=np.int64)
+    trees, segments: scratch room, then per leaf (leaf_of: per node) leaf_ok, leaf_in,
+    leaf_score and leaf_domain, and allowed: per domain)."""
+    slots = 0
     for c in range(tree_slot.shape[0]):
-        leaf_row[c] = -1
         if tree_slot[c] >= 0:
             slots = max(slots, tree_slot[c] + domains[c])
-            leaf_row[c] = rows
-            rows += 1
     n = walk_order.shape[0] if slots > 0 else 0
     width = tree_width(n)
     leaf_of = np.empty(n, dtype=np.int64)
@@ -183,11 +179,11 @@ def new_trees(tree_slot, domains, values, walk_order):
         for d in range(domains[c] if tree_slot[c] >= 0 else 0):
             slot_value[tree_slot[c] + d] = values[c, d] if values.shape[0] > 0 else -1
     return (tree_slot, domains, synced, slot_value,
-            np.empty((slots, 2 * width), dtype=np.int32),
-            np.empty((slots, 2 * width), dtype=np.int64),
-            np.empty((slots, 2 * width), dtype=np.int32), np.empty(SEGMENTS, dtype=np.int64),
-            leaf_of, leaf_row, np.empty((rows, n), dtype=np.bool_),
-            np.empty((rows, n), dtype=np.int64), np.empty((rows, n), dtype=np.int8),
+            np.zeros((slots, 2 * width), dtype=np.int32),
+            np.zeros((slots, 2 * width), dtype=np.int64),
+            np.zeros((slots, 2 * width), dtype=np.int32), np.empty(SEGMENTS, dtype=np.int64),
+            leaf_of, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(MAX_DOMAINS, dtype=np.bool_))
 
 
@@ -209,22 +205,6 @@ def _domain_of(value, values):
     return -1
 
 
-@jit(_nrt=False)
-def _build_domains(c, slot, last, leaves, walk_order, tree_count, tree_best, tree_ties,
-                   slot_value, anti_terms, spreading):
-    """Class ``c``'s trees per domain from its leaves (anti-affinity judged into them): each
-    position's domain (0 for a class without a hard spread constraint, -1 off every domain),
-    then a tree per domain."""
-    column, labels = _domain_column(c, spreading), anti_terms[4]
-    for i in range(walk_order.shape[0]):
-        node = walk_order[i]
-        leaves[0][i] = leaves[0][i] and _anti_ok(node, c, anti_terms)
-        leaves[2][i] = 0 if column < 0 else _domain_of(labels[node, column],
-                                                       slot_value[slot:last])
-    for d in range(last - slot):
-        build(tree_count[slot + d], tree_best[slot + d], tree_ties[slot + d], leaves, d)
-
-
 def _make_tree_run(domain_trees: bool) -> Any:
     """:func:`tree_run` compiled with or without what reads pod counts per domain (a closure
     constant): per-domain trees and anti-affinity. The plain variant reads one tree per
@@ -237,8 +217,8 @@ def _make_tree_run(domain_trees: bool) -> Any:
         ``spreading``: (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
         counter_domains, counter_counts)."""
         (tree_slot, domains, synced, slot_value, tree_count, tree_best, tree_ties, segments,
-         leaf_of, leaf_row, leaf_ok, leaf_score, leaf_domain, allowed) = trees
-        num_nodes = walk_order.shape[0]
+         leaf_of, leaf_ok, leaf_in, leaf_score, leaf_domain, allowed) = trees
+        num_nodes, labels = walk_order.shape[0], anti_terms[4]
         while p < pod_class.shape[0]:
             c = pod_class[p]
             slot = tree_slot[c]
@@ -251,51 +231,59 @@ def _make_tree_run(domain_trees: bool) -> Any:
                 continue
             # Bring the class's trees up to this pod: rebuilt when never built or when more
             # pods were placed since its last pod than there are nodes, else the leaves of
-            # the nodes placed on since (a node's leaf is in its domain's tree; a node in no
-            # domain is in none).
+            # the nodes placed on since (a node's leaf is in its domain's tree).
             last = slot + domains[c]
-            row = leaf_row[c]
-            leaves = (leaf_ok[row], leaf_score[row], leaf_domain[row])
+            column = _domain_column(c, spreading) if domain_trees else -1
             since = synced[c]
             synced[c] = p
             if since < 0 or p - since > num_nodes:
-                _fill_leaves(c, leaf_of, leaves[0], leaves[1], local, scoring)
-                if domain_trees:
-                    _build_domains(c, slot, last, leaves, walk_order, tree_count, tree_best,
-                                   tree_ties, slot_value, anti_terms, spreading)
+                _fill_leaves(c, leaf_of, leaf_ok, leaf_score, local, scoring)
+                for i in range(num_nodes if domain_trees else 0):
+                    leaf_ok[i] = leaf_ok[i] and _anti_ok(walk_order[i], c, anti_terms)
+                if not domain_trees or column < 0:
+                    build(tree_count[slot], tree_best[slot], tree_ties[slot],
+                          leaf_ok[:num_nodes], leaf_score[:num_nodes])
                 else:
-                    build(tree_count[slot], tree_best[slot], tree_ties[slot], leaves, -1)
+                    for i in range(num_nodes):
+                        leaf_domain[i] = _domain_of(labels[walk_order[i], column],
+                                                    slot_value[slot:last])
+                    for d in range(domains[c]):
+                        for i in range(num_nodes):
+                            leaf_in[i] = leaf_ok[i] and leaf_domain[i] == d
+                        build(tree_count[slot + d], tree_best[slot + d], tree_ties[slot + d],
+                              leaf_in[:num_nodes], leaf_score[:num_nodes])
             else:
                 for q in range(since, p):
                     node = out_node[q]
                     if node >= 0:
                         at = leaf_of[node]
-                        ok = _leaf(node, c, leaves[1], at, local, scoring) and \
+                        ok = _leaf(node, c, leaf_score, at, local, scoring) and \
                             (not domain_trees or _anti_ok(node, c, anti_terms))
-                        d = leaves[2][at] if domain_trees else -1
-                        if domain_trees and d < 0:
-                            leaves[0][at] = False
-                        else:
-                            t = slot + max(d, 0)
-                            set_leaf(tree_count[t], tree_best[t], tree_ties[t], leaves, d, at,
-                                     ok, leaves[1][at])
+                        d = slot
+                        if domain_trees and column >= 0:
+                            here = _domain_of(labels[node, column], slot_value[slot:last])
+                            if here < 0:  # in no domain's tree
+                                continue
+                            d += here
+                        set_leaf(tree_count[d], tree_best[d], tree_ties[d], at, ok,
+                                 leaf_score[at])
             if domain_trees:
                 _allowed(c, slot_value[slot:last], allowed, spreading)
-                position, processed = select_in_tree(
+                leaf, processed = select_in_tree(
                     tree_count[slot:last], tree_best[slot:last], tree_ties[slot:last],
-                    allowed[:domains[c]], leaves, num_nodes, start % num_nodes, to_find,
-                    tie_mode, draws, state, segments)
+                    allowed[:domains[c]], num_nodes, start % num_nodes, to_find, tie_mode, draws,
+                    state, segments)
             else:
-                position, processed = select_in_tree(
-                    tree_count[slot], tree_best[slot], tree_ties[slot], None, leaves,
-                    num_nodes, start % num_nodes, to_find, tie_mode, draws, state, segments)
+                leaf, processed = select_in_tree(
+                    tree_count[slot], tree_best[slot], tree_ties[slot], None, num_nodes,
+                    start % num_nodes, to_find, tie_mode, draws, state, segments)
             state[NEXT_START_AT] = (start + processed) % num_nodes
             state[EVALUATED_AT] += processed
-            if position < 0:
+            if leaf < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]
                 return p + 1, True
-            place(p, walk_order[position], c, out_node, state, placement)
+            place(p, walk_order[leaf], c, out_node, state, placement)
             p += 1
         return p, False
 
