@@ -82,8 +82,24 @@ def _syntax_error(exc: yaml.YAMLError, raw: bytes) -> LoadError:
 
 
 def _documents(raw: bytes, all_documents: bool) -> list[_Node | None]:
-    """The node trees of the stream's documents (only the first unless ``all_documents``)."""
-    parser = _EventParser(raw)
+    """The node trees of the stream's documents (only the first unless ``all_documents``).
+
+    libyaml 0.2.6 (PyYAML 6.0.4 and later) refuses flow nesting beyond 1000 levels while its
+    scanner looks ahead for a simple key, before :func:`_compose` has seen depth
+    :data:`MAX_DEPTH`; the stream is then read again by PyYAML's own parser, which has no such
+    limit, so the refusal and its line are ksched's whatever the installed PyYAML."""
+    try:
+        return _parse_documents(_EventParser, raw, all_documents)
+    except _LibyamlNestingLimit:
+        return _parse_documents(yaml.SafeLoader, raw, all_documents)
+
+
+class _LibyamlNestingLimit(Exception):
+    """libyaml's own nesting limit was reached (``exceeded maximum nesting depth``)."""
+
+
+def _parse_documents(parser_type: Any, raw: bytes, all_documents: bool) -> list[_Node | None]:
+    parser = parser_type(raw)
     try:
         parser.get_event()  # StreamStart
         roots: list[_Node | None] = []
@@ -95,6 +111,8 @@ def _documents(raw: bytes, all_documents: bool) -> list[_Node | None]:
                 break
         return roots or [None]
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            raise _LibyamlNestingLimit from None
         raise _syntax_error(exc, raw) from None
     finally:
         dispose = getattr(parser, "dispose", None)
