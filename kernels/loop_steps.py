@@ -27,6 +27,12 @@ NEXT_START_AT, PLACED_AT, EVALUATED_AT = 0, 2, 4
 KNOWN_FAILURE = -1
 #: ``out_node`` of a pod that failed afresh: the loop returns right after it.
 NEW_FAILURE = -2
+#: Columns of ``out_walk`` (int64[n_pods, 4]), each pod's cycle as the loop ran it: nodes
+#: evaluated, feasible nodes (in the window), their top total and how many have it
+#: (``NOT_SCORED`` and 1 for a lone feasible node, which upstream does not score; -1 and 0
+#: without one).
+WALK_EVALUATED, WALK_FEASIBLE, WALK_TOP, WALK_TIES = 0, 1, 2, 3
+NOT_SCORED = -1
 
 
 @jit(inline="always")
@@ -103,15 +109,25 @@ def norm_varies_for(c, norm_varies, norm_weight):
 
 
 @jit(_nrt=False)
-def known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
+def known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node, out_walk):
     """Whether pod ``p`` of class ``c`` fails as its class last did, nothing having been placed
     since: then it is recorded so, without a walk, and the start index moves past every node
     (as a failed walk leaves it)."""
     if fail_epoch[c] != state[PLACED_AT]:
         return False
     out_node[p] = KNOWN_FAILURE
+    record_walk(out_walk, p, n_all, 0, NOT_SCORED, 0)
     state[NEXT_START_AT] = (start + n_all) % num_nodes
     return True
+
+
+@jit(_nrt=False, inline="always")
+def record_walk(out_walk, p, evaluated, feasible, top, ties):
+    """Pod ``p``'s row of ``out_walk`` (see ``WALK_EVALUATED``)."""
+    out_walk[p, WALK_EVALUATED] = evaluated
+    out_walk[p, WALK_FEASIBLE] = feasible
+    out_walk[p, WALK_TOP] = top
+    out_walk[p, WALK_TIES] = ties
 
 
 @jit(_nrt=False)

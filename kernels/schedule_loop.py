@@ -54,6 +54,7 @@ from .loop_steps import (
     KNOWN_FAILURE,
     NEW_FAILURE,
     NEXT_START_AT,
+    NOT_SCORED,
     PLACED_AT,
     W_BALANCED,
     W_FIT,
@@ -65,12 +66,13 @@ from .loop_steps import (
     local_ok,
     norm_varies_for,
     place,
+    record_walk,
     rescore,
 )
 from .node_ports import ports_conflict
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
-from .select import num_feasible_nodes_to_find, select_host
+from .select import num_feasible_nodes_to_find, select_top
 from .tree_run import (
     class_pods,
     new_trees,
@@ -105,11 +107,12 @@ def _make_loop(full: bool) -> Any:
                       ipa_existing_indptr, ipa_existing, ipa_score_indptr, ipa_score,
                       ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows, ipa_affinity_empty,
                       attach_group, attach_limits, attached, has_attach, attach_adds, attach_any,
-                      use_tree, node_unique, out_node, out_start):
+                      use_tree, node_unique, out_node, out_start, out_walk):
         """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
         fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
-        tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection).
+        tie_mode : 0 round-robin, 1 random from ``draws`` (int64, one per tied selection),
+            2 the top of v1.35's score heap (:func:`~ksched.kernels.select.heap_precedes`).
         state : int64[5] counters (``*_AT``), updated in place.
         fail_epoch : int64[C], the placement count when each class last failed (-1: never).
         node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
@@ -138,6 +141,8 @@ def _make_loop(full: bool) -> Any:
             value (hostnames).
         out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
         out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
+        out_walk : int64[n_pods, 4], each pod's nodes evaluated, feasible nodes, top total
+            and top-total node count (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`).
         The loop returns early, after recording it, at a pod that fails while the cluster has
         changed since its class last failed: the caller then words the diagnosis. A pod whose class
         failed and nothing was placed since fails the same way without being evaluated.
@@ -191,20 +196,21 @@ def _make_loop(full: bool) -> Any:
                 if full:
                     p, stopped = tree_run_domains(
                         p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
-                        fail_epoch, out_node, out_start, trees, local, anti_terms, scoring,
-                        placement, spreading)
+                        fail_epoch, out_node, out_start, out_walk, trees, local, anti_terms,
+                        scoring, placement, spreading)
                 else:
                     p, stopped = tree_run_plain(
                         p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
-                        fail_epoch, out_node, out_start, trees, local, anti_terms, scoring,
-                        placement, spreading)
+                        fail_epoch, out_node, out_start, out_walk, trees, local, anti_terms,
+                        scoring, placement, spreading)
                 if stopped:
                     return p
                 continue
             start = state[NEXT_START_AT]
             out_start[p] = start
             n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
-            if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node):
+            if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node,
+                             out_walk):
                 p += 1
                 continue
             walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
@@ -286,9 +292,12 @@ def _make_loop(full: bool) -> Any:
                                            empty_slot, seen)
                     for j in range(count):
                         totals[j] += weights[W_SPREAD] * scores[j]
+            top, ties = NOT_SCORED, count
             if count > 0:
-                position = select_host(totals[:count], tie_mode, draws, state) if count > 1 \
-                    else 0
+                position = 0
+                if count > 1:
+                    position, ties = select_top(totals[:count], tie_mode, draws, state)
+                    top = totals[position]
                 chosen = feasible[position]
                 if (processed == n_all and n_all == num_nodes and count > 1
                         and entries.shape[0] == 0 and soft.shape[0] == 0 and not pod_affinity
@@ -296,6 +305,7 @@ def _make_loop(full: bool) -> Any:
                     last_class, last_position = c, position
             state[NEXT_START_AT] = (start + processed) % num_nodes
             state[EVALUATED_AT] += processed
+            record_walk(out_walk, p, processed, count, top, ties)
             if chosen < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]

@@ -24,7 +24,7 @@ from numba import types
 from numba.extending import overload
 
 from ._jit import jit
-from .select import tie_index
+from .select import HEAP, heap_depth, heap_precedes, tie_index
 
 #: ``best`` of a segment with no feasible node.
 NONE = np.int64(-(2**62))
@@ -258,14 +258,15 @@ def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mod
                    state, segments):
     """The walk and ``selectHost`` of one pod from leaf ``start`` (``nextStartNodeIndex``
     modulo the walk's length), over the ``allowed`` domains' trees: returns (chosen leaf or
-    -1 when no node is feasible, nodes processed). The walk stops at the first feasible node
-    beyond ``to_find``; the nodes processed are those before it (all of them when it is not
-    reached). The tie among the top-score nodes of the window is taken as
-    :func:`~ksched.kernels.select.select_host` takes it (not asked when the window holds one
-    node, as upstream skips scoring then)."""
+    -1 when no node is feasible, nodes processed, feasible nodes in the window, their top
+    score, how many have it). The walk stops at the first feasible node beyond ``to_find``;
+    the nodes processed are those before it (all of them when it is not reached). The tie
+    among the top-score nodes of the window is taken as
+    :func:`~ksched.kernels.select.select_top` takes it (not asked when the window holds one
+    node, as upstream skips scoring then: its top is then ``NONE``)."""
     feasible = _count_at(count, allowed, 1)
     if feasible == 0:
-        return -1, num_walk
+        return -1, num_walk, 0, NONE, 0
     found = to_find if to_find < feasible else feasible
     before = count_before(count, allowed, start)
     processed = num_walk
@@ -275,14 +276,69 @@ def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mod
             processed += num_walk
     last = _kth_after(count, allowed, before, found)
     if found == 1:
-        return last, processed
+        return last, processed, 1, NONE, 1
     wraps = last < start
     end = num_walk if wraps else last + 1
     top, top_ties = _top_in(best, ties, allowed, start, end, NONE, 0)
     if wraps:
         top, top_ties = _top_in(best, ties, allowed, 0, last + 1, top, top_ties)
+    if tie_mode == HEAP:
+        leaf = _heap_top_in(count, best, ties, allowed, start, last, before, found, top,
+                            segments)
+        return leaf, processed, found, top, top_ties
     nth = tie_index(top_ties, tie_mode, draws, state)
     leaf, nth = _nth_top_in(best, ties, allowed, start, end, top, nth, segments)
     if leaf < 0:
         leaf, nth = _nth_top_in(best, ties, allowed, 0, last + 1, top, nth, segments)
-    return leaf, processed
+    return leaf, processed, found, top, top_ties
+
+
+@jit(_nrt=False)
+def _heap_top_in(count, best, ties, allowed, start, last, before, found, top, segments):
+    """The leaf of the window (leaves ``start`` to ``last`` circularly, ``found`` feasible,
+    ``before`` feasible leaves before ``start``) that v1.35's score heap puts on top among
+    those scoring ``top``: the one :func:`~ksched.kernels.select.heap_precedes` puts first
+    by its feasible-list position (feasible leaves of the window before it).
+
+    Within one depth of the heap's tree the smallest position comes first, so only each
+    depth's first top-score position matters: found depth by depth, as the first top-score
+    leaf at or after the depth's first position, which also skips the depths holding none.
+    A leftmost position (a power of two, 1-based) is first in its subtree and ends it."""
+    leaf, rank = _first_top_from(count, best, ties, allowed, start, last, before, 0, top,
+                                 segments)
+    level = heap_depth(rank + 1)
+    while (rank + 1) != (1 << heap_depth(rank + 1)):
+        level += 1
+        if (1 << level) > found:
+            break
+        other, other_rank = _first_top_from(count, best, ties, allowed, start, last, before,
+                                            (1 << level) - 1, top, segments)
+        if other < 0:
+            break
+        level = heap_depth(other_rank + 1)
+        if heap_precedes(other_rank, rank):
+            leaf, rank = other, other_rank
+    return leaf
+
+
+@jit(_nrt=False)
+def _first_top_from(count, best, ties, allowed, start, last, before, rank, top, segments):
+    """The first leaf scoring ``top`` in the window (see :func:`_heap_top_in`) at feasible
+    position ``rank`` or later, and its position: (leaf, position), (-1, -1) when none."""
+    total = _count_at(count, allowed, 1)
+    if rank >= total:
+        return -1, -1
+    lo = _kth_after(count, allowed, before, rank + 1)
+    if lo <= last:  # the rest of the window lies between lo and last
+        leaf, _ = _nth_top_in(best, ties, allowed, lo, last + 1, top, 0, segments)
+    else:  # lo is before the wrap
+        leaf, _ = _nth_top_in(best, ties, allowed, lo, best.shape[-1] // 2, top, 0,
+                              segments)  # padding leaves never score top
+        if leaf < 0:
+            leaf, _ = _nth_top_in(best, ties, allowed, 0, last + 1, top, 0, segments)
+    if leaf < 0:
+        return -1, -1
+    at = count_before(count, allowed, leaf) - before
+    if leaf < start:
+        at += total
+    return leaf, at

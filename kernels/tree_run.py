@@ -30,6 +30,7 @@ from .loop_steps import (
     EVALUATED_AT,
     NEW_FAILURE,
     NEXT_START_AT,
+    NOT_SCORED,
     PLACED_AT,
     W_POD_AFFINITY,
     W_SPREAD,
@@ -38,9 +39,10 @@ from .loop_steps import (
     norm_varies_for,
     place,
     node_score,
+    record_walk,
 )
 from .pod_topology_spread import spread_minimum
-from .selection_tree import SEGMENTS, build, select_in_tree, set_leaf, tree_width
+from .selection_tree import NONE, SEGMENTS, build, select_in_tree, set_leaf, tree_width
 
 #: Tree slots (``2 * L`` entries per tree) one loop call may allocate (256 MiB of trees).
 MAX_TREE_SLOTS = 1 << 24
@@ -211,7 +213,8 @@ def _make_tree_run(domain_trees: bool) -> Any:
     class, 1-D, and compiles no domain code."""
 
     def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch,
-                 out_node, out_start, trees, local, anti_terms, scoring, placement, spreading):
+                 out_node, out_start, out_walk, trees, local, anti_terms, scoring, placement,
+                 spreading):
         """Schedule pods ``p..`` while their classes have trees: returns (the next pod,
         whether the run stopped at a new failure, recorded as ``NEW_FAILURE``).
         ``spreading``: (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
@@ -226,7 +229,8 @@ def _make_tree_run(domain_trees: bool) -> Any:
                 return p, False
             start = state[NEXT_START_AT]
             out_start[p] = start
-            if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node):
+            if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node,
+                             out_walk):
                 p += 1
                 continue
             # Bring the class's trees up to this pod: rebuilt when never built or when more
@@ -269,16 +273,18 @@ def _make_tree_run(domain_trees: bool) -> Any:
                                  leaf_score[at])
             if domain_trees:
                 _allowed(c, slot_value[slot:last], allowed, spreading)
-                leaf, processed = select_in_tree(
+                leaf, processed, found, top, ties = select_in_tree(
                     tree_count[slot:last], tree_best[slot:last], tree_ties[slot:last],
                     allowed[:domains[c]], num_nodes, start % num_nodes, to_find, tie_mode, draws,
                     state, segments)
             else:
-                leaf, processed = select_in_tree(
+                leaf, processed, found, top, ties = select_in_tree(
                     tree_count[slot], tree_best[slot], tree_ties[slot], None, num_nodes,
                     start % num_nodes, to_find, tie_mode, draws, state, segments)
             state[NEXT_START_AT] = (start + processed) % num_nodes
             state[EVALUATED_AT] += processed
+            record_walk(out_walk, p, processed, found, NOT_SCORED if top == NONE else top,
+                        ties)
             if leaf < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]

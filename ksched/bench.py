@@ -1,4 +1,6 @@
-"""Benchmark runner behind ``ksched bench`` (the same workloads as ``benchmarks/``)."""
+"""Benchmark runner behind ``ksched bench`` (the same workloads as ``benchmarks/``): the
+scheduler_perf-shaped workloads, and the ones read from Alibaba's GPU trace in a folder the user
+names (:data:`~ksched.workloads.TRACE_WORKLOADS`)."""
 
 from __future__ import annotations
 
@@ -14,11 +16,19 @@ import numpy as np
 
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError
-from ksched.workloads import WORKLOADS, Workload
+from ksched.inputs import check_tie_break
+from ksched.workloads import TRACE_WORKLOADS, WORKLOADS, TraceWorkload, Workload
+
+#: The pods of the trace's head the simulator warms up on (untimed).
+WARMUP_PODS = 20
 
 
 @attrs.frozen
 class Measurement:
+    """One workload's timed rounds. ``pods`` counts what a round processes: pending pods, or
+    for a simulation the timeline's events (``unit`` says which: ``pods/s`` or
+    ``events/s``); ``nodes_evaluated`` is 0 where the run does not count them."""
+
     workload: str
     nodes: int
     pods: int
@@ -27,6 +37,7 @@ class Measurement:
     seconds: tuple[float, ...]
     nodes_evaluated: int
     scheduled: int
+    unit: str = "pods/s"
 
     @property
     def pods_per_second(self) -> tuple[float, ...]:
@@ -38,7 +49,10 @@ class Measurement:
 
     @property
     def ns_per_node(self) -> float:
-        return statistics.median(self.seconds) * 1e9 / max(self.nodes_evaluated, 1)
+        """Median nanoseconds per node evaluated (NaN where nodes were not counted)."""
+        if not self.nodes_evaluated:
+            return math.nan
+        return statistics.median(self.seconds) * 1e9 / self.nodes_evaluated
 
     def data_item(self) -> dict[str, Any]:
         """One ``dataItems`` entry in upstream scheduler_perf's shape (samples: the rounds)."""
@@ -48,31 +62,39 @@ class Measurement:
                      "Perc50": float(np.percentile(samples, 50)),
                      "Perc90": float(np.percentile(samples, 90)),
                      "Perc99": float(np.percentile(samples, 99))},
-            "unit": "pods/s",
+            "unit": self.unit,
             "labels": {"Metric": "SchedulingThroughput", "Name": self.workload,
                        "nodes": str(self.nodes), "pods": str(self.pods)},
         }
 
 
-def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
-            progress: Callable[[str], None] | None = None, profile: Any = None) -> Measurement:
+def measure(workload: Workload | TraceWorkload, rounds: int = 3, scale: float = 1.0,
+            progress: Callable[[str], None] | None = None, profile: Any = None,
+            tie_break: str = "round-robin") -> Measurement:
     """Build the workload (its pods as a :class:`~ksched.pod_table.PodTable`, untimed), warm
-    the kernels up on a small slice, then time ``rounds`` runs of ``schedule_batch`` on the
-    table (with ``profile``: a Profile or a configuration, as ``schedule_batch`` takes)."""
+    the kernels up on its first ``warmup_pods`` pods, then time ``rounds`` runs of
+    ``schedule_batch`` on the table (with ``profile``: a Profile or a configuration, and
+    ``tie_break``, as ``schedule_batch`` takes them; a simulated trace workload keeps
+    round-robin). A trace workload with ``simulate`` times ``rounds`` replays of its
+    timeline instead (:func:`measure_simulation`)."""
     if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
         raise ArgumentError(f"measure: rounds: must be an integer >= 1, got {rounds!r}")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
             or not 0 < scale < math.inf:
         raise ArgumentError(f"measure: scale: must be a finite number > 0, got {scale!r}")
+    if isinstance(workload, TraceWorkload) and workload.simulate:
+        return measure_simulation(workload, rounds, scale, progress, profile)
     say = progress or (lambda _: None)
     started = time.perf_counter()
     cluster, pods = workload.make(scale)
     build = time.perf_counter() - started
     say(f"{workload.name}: built {cluster.num_nodes} nodes, {len(pods)} pods in {build:.2f}s")
     kw = dict(percentage_of_nodes_to_score=workload.percentage_of_nodes_to_score,
-              profile=profile if profile is not None else workload.profile())
+              profile=profile if profile is not None else workload.profile(),
+              tie_break=check_tie_break(tie_break))
     started = time.perf_counter()
-    schedule_batch(cluster, pods[:10], **kw)
+    schedule_batch(cluster, pods if workload.warmup_pods is None
+                   else pods[:workload.warmup_pods], **kw)
     warmup = time.perf_counter() - started
     seconds = []
     result = None
@@ -86,13 +108,69 @@ def measure(workload: Workload, rounds: int = 3, scale: float = 1.0,
                        int((result.node_rows >= 0).sum()))
 
 
-def workloads(names: list[str] | None) -> list[Workload]:
+def measure_simulation(workload: TraceWorkload, rounds: int = 3, scale: float = 1.0,
+                       progress: Callable[[str], None] | None = None,
+                       profile: Any = None) -> Measurement:
+    """Load the trace and its timeline (untimed), compile every kernel (:func:`ksched.warmup`:
+    preemption's too) and replay the timeline of the first :data:`WARMUP_PODS` pods, then
+    time ``rounds`` replays of the whole timeline, each on a fresh
+    :class:`~ksched.simulator.Simulator`; the rate is timeline events per second."""
+    from ksched.alibaba import gpu_trace_timeline
+    from ksched.loading import warmup as compile_kernels
+
+    say = progress or (lambda _: None)
+    started = time.perf_counter()
+    trace = workload.load(scale)
+    events = gpu_trace_timeline(trace)
+    build = time.perf_counter() - started
+    say(f"{workload.name}: built {trace.cluster.num_nodes} nodes, {len(events)} events in "
+        f"{build:.2f}s")
+    started = time.perf_counter()
+    compile_kernels()
+    _replay(trace, gpu_trace_timeline(trace.head(WARMUP_PODS)), profile)
+    warmup = time.perf_counter() - started
+    seconds, summary = [], {}
+    for i in range(rounds):
+        started = time.perf_counter()
+        summary = _replay(trace, events, profile).summary()
+        seconds.append(time.perf_counter() - started)
+        say(f"{workload.name}: round {i + 1}/{rounds}: {len(events) / seconds[-1]:,.0f} "
+            f"events/s")
+    return Measurement(workload.name, trace.cluster.num_nodes, len(events), build, warmup,
+                       tuple(seconds), 0, summary["pods_scheduled"], unit="events/s")
+
+
+def _replay(trace: Any, events: list, profile: Any) -> Any:
+    """One simulation of ``events`` on the trace's cluster, with its PriorityClasses."""
+    from ksched.simulator import Simulator
+
+    return Simulator(trace.cluster, profile=profile,
+                     priority_classes=trace.priority_classes).run(events)
+
+
+def workloads(names: list[str] | None, trace_dir: str | None = None,
+              note: Callable[[str], None] | None = None) -> list[Workload | TraceWorkload]:
     """The workloads whose name contains one of ``names`` (all of them for none); a name
-    that matches no workload is refused, listing the known ones."""
-    if not names:
-        return list(WORKLOADS.values())
-    for name in names:
-        if not any(name in w for w in WORKLOADS):
+    that matches no workload is refused, listing the known ones.
+
+    The trace workloads read Alibaba's GPU trace from ``trace_dir``; without it they are left
+    out, and ``note`` (if given) is told why. A ``trace_dir`` without the trace's CSVs is
+    refused (:func:`ksched.alibaba.trace_files`)."""
+    known = {**WORKLOADS, **TRACE_WORKLOADS}
+    for name in names or ():
+        if not any(name in w for w in known):
             raise ArgumentError(f"workload: no workload's name contains {name!r}; known: "
-                                f"{', '.join(WORKLOADS)}")
-    return [w for w in WORKLOADS.values() if any(n in w.name for n in names)]
+                                f"{', '.join(known)}")
+    chosen = [w for w in known.values() if not names or any(n in w.name for n in names)]
+    traced = [w for w in chosen if isinstance(w, TraceWorkload)]
+    if traced and trace_dir is None:
+        for w in traced:
+            (note or (lambda _: None))(f"{w.name}: skipped: it needs --trace-dir DIR, a folder "
+                                       f"with Alibaba's cluster-trace-gpu-v2023 CSVs")
+        return [w for w in chosen if not isinstance(w, TraceWorkload)]
+    if traced:
+        from ksched.alibaba import trace_files
+
+        trace_files(trace_dir)
+    return [attrs.evolve(w, folder=str(trace_dir)) if isinstance(w, TraceWorkload) else w
+            for w in chosen]

@@ -25,6 +25,7 @@ from ksched.constants import PODS
 from ksched.kernels.preemption import discard_slot
 from ksched.resources import node_info_non_zero, pod_requests
 from ksched.bound_pods import log_key, log_pod
+from ksched.dra.state import ClaimCache, dra_objects
 from ksched.state import BoundPods, ClusterState, host_ports
 from ksched.storage_listers import StorageObjects
 
@@ -90,6 +91,9 @@ class Assumer:
         #: The volume binder's assume cache, whose storage objects the state shows.
         self.storage_cache = storage_cache or StorageCache(self.state.storage)
         self.storage_cache.attach(self)
+        #: DynamicResources' claim assume cache, whose claims the state shows.
+        self.claim_cache = ClaimCache(dra_objects(self.state))
+        self.claim_cache.attach(self)
         pods = self.state.pods
         # A batch's log goes on from the entries of the state's (pods not bound again).
         self._log = pods.entries() if isinstance(pods, BoundPods) else list(pods)

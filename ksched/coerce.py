@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from ksched.api import Node, Pod
+from ksched.api.schema import check_fields
 from ksched.client_wire import is_client_model, is_snake_case, snake_to_wire, to_wire
 from ksched.constants import LABEL_HOSTNAME
 from ksched.errors import ArgumentError
@@ -27,6 +28,8 @@ POD_HINT = "a Pod, a Pod manifest dict or a kubernetes-client V1Pod"
 def as_pod(obj: Any, where: str = "pod") -> Pod:
     """One pod from a record, a wire dict (camelCase, or the client's snake_case
     ``to_dict()``) or a kubernetes-client ``V1Pod``; ``where`` names the argument in errors.
+    Unknown fields are refused (or warned about) as the file readers do
+    (:func:`~ksched.api.schema.check_fields`, under :func:`~ksched.api.schema.strict_fields`).
 
     Examples
     --------
@@ -41,19 +44,20 @@ def as_pod(obj: Any, where: str = "pod") -> Pod:
         if type(obj).__name__ != "V1Pod":
             raise ArgumentError(f"{where}: expected a Pod, got a kubernetes-client "
                                 f"{type(obj).__name__}")
-        return Pod.from_manifest(to_wire(obj))
+        return _read(Pod.from_manifest, to_wire(obj), "Pod")
     raise ArgumentError(f"{where}: expected {POD_HINT}, got {described(obj)}")
 
 
 def as_node(obj: Any, where: str = "node") -> Node:
     """One node from a record, a v1 Node manifest (its ``kind`` may be left out) or a
-    kubernetes-client ``V1Node``; ``where`` names the argument in errors."""
+    kubernetes-client ``V1Node``; ``where`` names the argument in errors. Unknown fields:
+    as :func:`as_pod`'s."""
     if isinstance(obj, Node):
         return obj
     if is_client_model(obj):
         obj = to_wire(obj)
     if isinstance(obj, Mapping) and obj.get("kind", "Node") == "Node":
-        return Node.from_manifest({"kind": "Node", "apiVersion": "v1", **obj})
+        return _read(Node.from_manifest, {"kind": "Node", "apiVersion": "v1", **obj}, "Node")
     raise ArgumentError(f"{where}: expected a Node record or a v1 Node manifest, "
                         f"got {described(obj)}")
 
@@ -74,7 +78,14 @@ def _pod_of_dict(obj: Mapping[str, Any], where: str) -> Pod:
         raise ArgumentError(f"{where}: expected a Pod, got {shown}")
     if is_snake_case(obj):
         obj = snake_to_wire(obj, "V1Pod", _object_label(obj))
-    return Pod.from_manifest(obj)
+    return _read(Pod.from_manifest, obj, "Pod")
+
+
+def _read(read: Any, obj: Mapping[str, Any], kind: str) -> Any:
+    """``read(obj)`` once ``obj`` (a ``kind`` manifest) passed the unknown-field check."""
+    if isinstance(obj, Mapping):  # not a mapping: ``read`` refuses it, naming the object
+        check_fields(obj, kind)
+    return read(obj)
 
 
 def _object_label(obj: Mapping[str, Any]) -> str:

@@ -28,7 +28,7 @@ from ksched.framework.interfaces import Cycle
 from ksched.framework.runtime import Framework, ScheduleResult
 from ksched.io import read_objects
 from ksched.profile import default_profile
-from ksched.status import with_post_filter
+from ksched.status import Status, unresolvable, with_post_filter
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -49,7 +49,8 @@ class Mismatch(Exception):
 
 
 #: The ``format`` of the traces this replay reads.
-FORMATS = ("kube-scheduler-oracle/v1", "kube-scheduler-oracle/v1+preemption")
+FORMATS = ("kube-scheduler-oracle/v1", "kube-scheduler-oracle/v1+preemption",
+           "kube-scheduler-batch/v1")
 
 
 def trace_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -92,7 +93,7 @@ def run_case(path: Path) -> CaseResult:
     name = path.name.removesuffix(".gz").removesuffix(".json")
     trace = load_trace(path)
     try:
-        decisions = _replay(trace)
+        decisions = (_replay_batch if trace["format"] == BATCH_FORMAT else _replay)(trace)
     except Mismatch as exc:
         return CaseResult(name, FAIL, str(exc))
     except UnsupportedFeatureError as exc:
@@ -140,6 +141,9 @@ def _frameworks(trace: Mapping[str, Any]) -> tuple[dict[str, Framework], int] | 
             config.percentage_of_nodes_to_score)
 
 
+#: The trace inputs holding resource.k8s.io objects (DynamicResources reads them).
+_DRA_INPUTS = ("device_classes", "resource_slices", "resource_claims",
+               "resource_claim_templates")
 #: The trace inputs holding storage objects (the volume plugins read them).
 _STORAGE_INPUTS = ("persistent_volumes", "persistent_volume_claims", "storage_classes",
                    "csi_nodes", "csi_drivers", "csi_storage_capacities")
@@ -157,7 +161,8 @@ def _replay(trace: Mapping[str, Any]) -> int:
         + list(inputs.get("pod_disruption_budgets", []))
         + [o for key in ("services", "replica_sets", "stateful_sets", "replication_controllers")
            for o in inputs.get(key, [])]
-        + [o for key in _STORAGE_INPUTS for o in inputs.get(key, [])])
+        + [o for key in _STORAGE_INPUTS for o in inputs.get(key, [])]
+        + [o for key in _DRA_INPUTS for o in inputs.get(key, [])])
     pending = {(p.namespace, p.name): p
                for p in read_objects(list(inputs["pending_pods"])
                                      + list(inputs.get("priority_classes", []))).pods}
@@ -190,9 +195,55 @@ def _replay(trace: Mapping[str, Any]) -> int:
             placed = attrs.evolve(pod, start_time=_timestamp(expected.get("assigned_start_time")),
                                   nominated_node_name="")
             cluster.forget_nomination(pod)
+            if "claim_allocations" in expected:
+                _claims_bound(framework, got, assumer, expected)
             assumer.assume(placed, assumer.state.node_index[expected["chosen"]])
         decisions += 1
     return decisions
+
+
+def _claims_bound(framework: Framework, got: ScheduleResult, assumer: Assumer,
+                  expected: Mapping[str, Any]) -> None:
+    """DynamicResources' Reserve and PreBind on the chosen node (the claims written go into
+    the claim assume cache), then each pod claim compared with the trace's
+    ``claim_allocations``: the claim, whether this pod allocated it, the allocation, the
+    consumers and the finalizers."""
+    from ksched.dra.state import CLAIM_CACHE, dra_objects
+    from ksched.plugins.dynamic_resources import pod_claims
+
+    pod, node = got.pod, expected["chosen"]
+    before = dra_objects(assumer.state)
+    cycle = got.cycle if got.cycle is not None else Cycle(assumer.state, pod)
+    cycle.data[CLAIM_CACHE] = assumer.claim_cache
+    status = framework.run_reserve(cycle, node)
+    if status.is_success:
+        status = framework.run_pre_bind(cycle, node)
+    if not status.is_success:
+        raise Mismatch(f"{pod.key}: Reserve/PreBind on {node} failed: {status.message}")
+    want = expected["claim_allocations"]
+    if not pod.claim_sources:
+        _same(f"{pod.key}: claim allocations", None, want)
+        return
+    after = dra_objects(assumer.state)
+    found = {name: (source, claim) for name, source, claim in pod_claims(pod, before)}
+    rows = []
+    for name, claim_name, _ in pod.claim_sources:
+        source = "resourceClaimName" if claim_name else "resourceClaimTemplateName"
+        if name not in found:
+            rows.append({"name": name, "resource_claim": None, "source": source,
+                         "newly_allocated": False, "allocation": None, "reserved_for": None,
+                         "finalizers": None})
+            continue
+        old = found[name][1]
+        new = after.claim(old.namespace, old.name)
+        rows.append({"name": name, "resource_claim": old.name, "source": source,
+                     "newly_allocated": old.allocation is None and new.allocation is not None,
+                     "allocation": new.allocation.wire() if new.allocation else None,
+                     "reserved_for": [r[1] for r in new.reserved_for],
+                     "finalizers": list(new.finalizers)})
+    for got_row, want_row in zip(rows, want):
+        _same(f"{pod.key}: claim {got_row['name']}", got_row, want_row)
+    _same(f"{pod.key}: claim allocations", len(rows), len(want))
 
 
 def _timestamp(text: str | None) -> float | None:
@@ -290,20 +341,13 @@ def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: As
     pre = want.get("prefilter_status")
     if pre is not None or got.pre_filter_status is not None:
         _same(f"{key}: PreFilter status",
-              got.pre_filter_status and (got.pre_filter_status.code.upstream_name,
-                                         got.pre_filter_status.plugin),
-              pre and (pre["code"], pre["plugin"]))
+              got.pre_filter_status and _status(got.pre_filter_status),
+              pre and _recorded(pre))
         _compare_unschedulable_plugins(key, got, want)
         return
     _compare_unschedulable_plugins(key, got, want)
     _same(f"{key}: feasible nodes", sorted(names[i] for i in got.feasible), want["feasible"])
-    failures = {names[i]: [s.plugin] for i, s in got.failures.items()}
-    if got.pre_filter_nodes is not None and not got.nominated_fast_path:
-        absent = sorted(p for p, _ in _subset_plugins(want))
-        for i, node in enumerate(names):
-            if node not in got.pre_filter_nodes:
-                failures.setdefault(node, absent)
-    _same(f"{key}: first failing filter plugin per node", failures, want["filter_failures"])
+    _compare_filter_failures(key, got, want, names)
     if "evaluated_nodes" in want:
         _same(f"{key}: evaluated nodes", [names[i] for i in got.evaluated],
               want["evaluated_nodes"])
@@ -313,13 +357,52 @@ def _compare(key: str, got: ScheduleResult, want: Mapping[str, Any], assumer: As
     if len(got.feasible) == 0:
         return
     scores = {}
-    for j, node in enumerate(got.feasible):
+    if len(got.totals) == 0:  # Score failed on a lone feasible node (trace: score_error)
+        _same(f"{key}: Score failed", True, "score_error" in want)
+    for j, node in enumerate(got.feasible[:len(got.totals)]):
         row = {plugin: int(values[j]) for plugin, values in got.scores.items()}
         row["total"] = int(got.totals[j])
         scores[names[node]] = row
     _same(f"{key}: scores", scores, want["scores"])
     _same(f"{key}: max-score nodes", sorted(names[i] for i in got.max_nodes),
           sorted(want["max_nodes"]))
+
+
+def _status(status: Status) -> tuple[str, str | None, list[str]]:
+    """A status as :func:`_recorded` reads the trace's: code, plugin (``None`` for none) and
+    reasons."""
+    return status.code.upstream_name, status.plugin or None, list(status.reasons)
+
+
+def _recorded(status: Mapping[str, Any]) -> tuple[str, str | None, list[str]]:
+    """A trace's ``{code, plugin, reasons}`` status (``plugin`` absent: none)."""
+    return status["code"], status.get("plugin"), list(status.get("reasons") or ())
+
+
+def _compare_filter_failures(key: str, got: ScheduleResult, want: Mapping[str, Any],
+                             names: Any) -> None:
+    """Each node's first failing Filter plugin, then (where the trace records them) its
+    status: code, plugin and reasons, word for word. Nodes outside PreFilter's node subset
+    fail as upstream's absent-nodes status says, naming the narrowing plugins."""
+    failures = {names[i]: [s.plugin] for i, s in got.failures.items()}
+    statuses = {names[i]: _status(s) for i, s in got.failures.items()}
+    if got.pre_filter_nodes is not None and not got.nominated_fast_path:
+        plugins = sorted(got.pre_filter_plugins)
+        outside = _status(unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"))
+        for node in names:
+            if node not in got.pre_filter_nodes:
+                failures.setdefault(node, plugins)
+                statuses.setdefault(node, outside)
+    _same(f"{key}: first failing filter plugin per node", failures, want["filter_failures"])
+    if "filter_statuses" in want:
+        _same_per_node(f"{key}: filter status", statuses,
+                       {node: _recorded(s) for node, s in want["filter_statuses"].items()})
+
+
+def _same_per_node(what: str, got: Mapping[str, Any], want: Mapping[str, Any]) -> None:
+    """:func:`_same` for node -> value maps, naming the first node that differs."""
+    for node in sorted(got.keys() | want.keys()):
+        _same(f"{what} of node {node}", got.get(node), want.get(node))
 
 
 def _compare_unschedulable_plugins(key: str, got: ScheduleResult,
@@ -337,17 +420,47 @@ def _compare_unschedulable_plugins(key: str, got: ScheduleResult,
           sorted(want["unschedulable_plugins"] or ()))
 
 
-def _subset_plugins(want: Mapping[str, Any]) -> list[tuple[str, None]]:
-    """The plugins the trace names for nodes outside the PreFilter node subset."""
-    for node, plugins in want.get("filter_failures", {}).items():
-        status = want.get("filter_statuses", {}).get(node, {})
-        if any("didn't satisfy plugin(s)" in r for r in status.get("reasons", ())):
-            return [(p, None) for p in plugins]
-    return [("NodeAffinity", None)]
-
-
 def summary(results: Iterable[CaseResult]) -> str:
     results = list(results)
     counts = {o: sum(r.outcome == o for r in results) for o in (PASS, FAIL, SKIP)}
     line = f"{counts[PASS]} passed, {counts[FAIL]} failed"
     return line + (f", {counts[SKIP]} skipped" if counts[SKIP] else "")
+
+
+#: Whole batches at parallelism 1 (tests/conformance/BATCH.md), replayed by
+#: :func:`_replay_batch`.
+BATCH_FORMAT = "kube-scheduler-batch/v1"
+#: What a batch trace records per pod beside the node, as :attr:`ksched.Result.walks` names it.
+_BATCH_FIELDS = ("start_index", "evaluated_nodes", "feasible_nodes", "max_score",
+                 "max_nodes_count")
+
+
+def _replay_batch(trace: Mapping[str, Any]) -> int:
+    """A batch trace: every pending pod in one ``schedule_batch`` with ``tie_break="heap"``
+    (the default profile and adaptive sampling, as recorded), compared pod for pod: the
+    node, the walk's start index, the nodes evaluated, the feasible nodes, the top total (not
+    for a lone feasible node, which upstream does not score) and how many nodes have it.
+    The snapshot's node order is checked against ``meta.node_order`` first."""
+    from ksched.engine import schedule_batch
+
+    inputs, meta = trace["input"], trace.get("meta") or {}
+    objects = read_objects(list(inputs.get("nodes", [])) + list(inputs.get("existing_pods", []))
+                           + list(inputs.get("namespaces", [])))
+    cluster = cluster_from_objects(objects)
+    if "node_order" in meta:
+        _same("node order", [cluster.node_names[i] for i in cluster.tree_order.tolist()],
+              meta["node_order"])
+    pending = read_objects(list(inputs["pending_pods"])).pods
+    result = schedule_batch(cluster, pending, tie_break="heap")
+    walks = result.walk_columns()
+    wanted = trace["output"]["placements"]
+    _same("pods", [p.key for p in result.pods], [f"{w['namespace']}/{w['pod']}" for w in wanted])
+    for i, (want, placement) in enumerate(zip(wanted, result.placements)):
+        key = placement.pod.key
+        for field in _BATCH_FIELDS:
+            got = walks[field][i]
+            if field == "max_score" and got is None and want["feasible_nodes"] == 1:
+                continue  # upstream chose the lone node without scoring
+            _same(f"{key}: {field}", got, want[field])
+        _same(f"{key}: node", placement.node, want["node"])
+    return len(wanted)

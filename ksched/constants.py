@@ -40,3 +40,8 @@ LABEL_ZONE = "topology.kubernetes.io/zone"
 LABEL_REGION = "topology.kubernetes.io/region"
 LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
 LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
+
+#: Host selection among the nodes tied at the top total score (ksched's option, not upstream's):
+#: the one list every check of ``tie_break`` uses, in the order of the kernel codes
+#: (:mod:`ksched.kernels.select`). ``heap`` is v1.35.4's own order (its score heap).
+TIE_BREAKS = ("round-robin", "random", "heap")

@@ -11,7 +11,9 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import CPU, MEMORY
+from ksched.resources import is_extended_resource
 from ksched.state import ClusterState
+from ksched.utilisation import Usage
 
 #: Decision outcomes, in the event log's ``outcome`` field.
 BOUND, UNSCHEDULABLE, PREEMPTING, PREEMPTED = "bound", "unschedulable", "preempting", "preempted"
@@ -42,7 +44,10 @@ class Decision:
 
 @attrs.frozen
 class Sample:
-    """The queue and the cluster at one virtual time."""
+    """The queue and the cluster at one virtual time: ``cpu`` and ``memory`` are the shares
+    of the cluster's allocatable requested (fractions); ``extended`` gives, per extended
+    resource some node has (GPUs ...), its ``allocatable``, ``requested`` and ``free``
+    totals (counts)."""
 
     time: float
     active: int
@@ -52,19 +57,19 @@ class Sample:
     running: int
     cpu: float
     memory: float
+    extended: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
 
     @classmethod
-    def take(cls, time: float, lengths: Mapping[str, int], state: ClusterState,
-             running: int) -> Sample:
-        """A sample: the queue's ``lengths`` by sub-queue, the pods running, and the share
-        of the cluster's allocatable cpu and memory requested."""
-        used = []
-        for name in (CPU, MEMORY):
-            column = state.resource_column(name)
-            total = int(state.allocatable[:, column].sum()) if column >= 0 else 0
-            used.append(float(state.requested[:, column].sum()) / total if total else 0.0)
+    def take(cls, time: float, lengths: Mapping[str, int],
+             totals: Mapping[str, tuple[int, int]], running: int) -> Sample:
+        """A sample: the queue's ``lengths`` by sub-queue, the pods running, and the
+        cluster's ``totals`` (resource -> (allocatable, requested), kept by the simulator's
+        :class:`~ksched.utilisation.UtilisationMeter`, not summed over the nodes here)."""
+        share = [q / a if a else 0.0 for a, q in (totals.get(r, (0, 0)) for r in (CPU, MEMORY))]
+        extended = {r: {"allocatable": a, "requested": q, "free": a - q}
+                    for r, (a, q) in totals.items() if is_extended_resource(r) and a > 0}
         return cls(time, lengths["active"], lengths["backoff"], lengths["unschedulable"],
-                   lengths["gated"], running, used[0], used[1])
+                   lengths["gated"], running, share[0], share[1], extended)
 
 
 @attrs.frozen(eq=False)
@@ -78,10 +83,14 @@ class SimulationResult:
     pending: tuple[Pod, ...]
     wall_seconds: float
     queue_seconds: float
+    #: Utilisation over the run's virtual time (``None``: not measured).
+    usage: Usage | None = None
 
     def summary(self) -> dict[str, Any]:
         """Pods created and scheduled, p50/p99 virtual time to schedule, preemptions,
-        utilisation and the wall time (with the queue's share)."""
+        utilisation (time-averaged over the virtual time and its peak, see
+        :mod:`ksched.utilisation`; per extended resource too) and the wall time (with the
+        queue's share)."""
         first_bound: dict[str, float] = {}
         for d in self.decisions:
             if d.outcome == BOUND and d.pod not in first_bound:
@@ -100,24 +109,33 @@ class SimulationResult:
             "victims": count(PREEMPTED),
             "time_to_schedule_p50": quantile(0.5),
             "time_to_schedule_p99": quantile(0.99),
-            "cpu_utilisation_mean": _mean(s.cpu for s in self.samples),
-            "cpu_utilisation_max": max((s.cpu for s in self.samples), default=None),
-            "memory_utilisation_mean": _mean(s.memory for s in self.samples),
-            "memory_utilisation_max": max((s.memory for s in self.samples), default=None),
+            **self._utilisation(),
             "virtual_seconds": self.samples[-1].time if self.samples else 0.0,
             "wall_seconds": round(self.wall_seconds, 3),
             "queue_share": round(self.queue_seconds / self.wall_seconds, 4)
             if self.wall_seconds else 0.0,
         }
 
+    def _utilisation(self) -> dict[str, Any]:
+        """``cpu_`` / ``memory_utilisation_mean`` and ``_max``, and per extended resource
+        ``extended.<name>.utilisation_mean`` / ``_max`` and its ``allocatable``,
+        ``requested`` and ``free`` at the end (``None`` without a measurement)."""
+        usage = self.usage
+        row: dict[str, Any] = {}
+        for r in (CPU, MEMORY):
+            row[f"{r}_utilisation_mean"] = None if usage is None else usage.mean.get(r, 0.0)
+            row[f"{r}_utilisation_max"] = None if usage is None else usage.peak.get(r, 0.0)
+        for r in () if usage is None else usage.extended:
+            row[f"extended.{r}.utilisation_mean"] = usage.mean[r]
+            row[f"extended.{r}.utilisation_max"] = usage.peak[r]
+            row[f"extended.{r}.allocatable"] = usage.allocatable[r]
+            row[f"extended.{r}.requested"] = usage.requested[r]
+            row[f"extended.{r}.free"] = usage.free(r)
+        return row
+
     def event_log(self) -> Iterable[dict[str, Any]]:
         """The decisions as JSON-ready records, in time order."""
         return (d.to_record() for d in self.decisions)
-
-
-def _mean(values: Iterable[float]) -> float | None:
-    values = list(values)
-    return sum(values) / len(values) if values else None
 
 
 __all__ = ["Decision", "Sample", "SimulationResult", "BOUND", "UNSCHEDULABLE", "PREEMPTING",

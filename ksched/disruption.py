@@ -1,6 +1,7 @@
 """The part of the disruption controller preemption depends on: a PodDisruptionBudget's status
 recomputed after pods are evicted (``pkg/controller/disruption/disruption.go``,
-``getExpectedPodCount`` and ``updatePdbStatus``)."""
+``getExpectedPodCount`` and ``updatePdbStatus``), and the controllers' ``spec.replicas`` it
+reads."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ def _scaled(value: int | str, expected: int) -> int:
     if isinstance(value, str):
         return math.ceil(int(value.rstrip("%")) * expected / 100)
     return value
+
+
+def workload_replicas(cluster: Any) -> dict[tuple[str, str, str], int]:
+    """(namespace, kind, name) -> ``spec.replicas`` of the workloads a cluster was read with
+    (``cluster.objects["workloads"]``), the ``replicas`` :func:`pdb_status` takes."""
+    return {(w.namespace, w.kind, w.name): w.replicas
+            for w in cluster.objects.get("workloads", ()) if w.replicas is not None}
 
 
 def pdb_status(pdb: Any, pods: Iterable[Pod],

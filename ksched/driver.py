@@ -40,6 +40,7 @@ from ksched.framework.tiebreak import TieBreaker
 from ksched.kernels.schedule_loop import EVALUATED_AT, NEXT_START_AT, PLACED_AT
 from ksched.state import ClusterState
 from ksched.status import NO_NODES_AVAILABLE, Code, Status, fit_error_message, with_post_filter
+from ksched.dra.state import CLAIM_CACHE
 from ksched.volume_binder import ASSUME_CACHE
 from ksched.waiting_pods import WaitingPods
 
@@ -146,15 +147,17 @@ class Driver:
         return self.fast_paths[key]
 
     def run_loop(self, fast: FusedLoop, classes: np.ndarray, begin: int, out_node: np.ndarray,
-                 out_start: np.ndarray) -> int:
+                 out_start: np.ndarray, out_walk: np.ndarray | None = None) -> int:
         """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
-        arrays; :meth:`loop_placed` records each); returns where it stopped."""
+        arrays; :meth:`loop_placed` records each); returns where it stopped. ``out_walk``:
+        each pod's walk (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`), when kept."""
         if fast.counts_attachments():
             self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
         stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),
-                        tie_breaker.code, tie_breaker.draws, counters, out_node, out_start)
+                        tie_breaker.code, tie_breaker.draws, counters, out_node, out_start,
+                        out_walk)
         tie_breaker.load(counters)
         return stop
 
@@ -237,6 +240,7 @@ class Driver:
         data = outcome.cycle.data if outcome is not None and outcome.cycle is not None else {}
         cycle = Cycle(self.assumer.state, pod, data)
         data[ASSUME_CACHE] = self.assumer.storage_cache
+        data[CLAIM_CACHE] = self.assumer.claim_cache
         return cycle
 
     def _reserve_and_permit(self, framework: Framework, cycle: Cycle, node: int) -> Status:

@@ -31,6 +31,7 @@ from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework
 from ksched.framework.tiebreak import TieBreaker
 from ksched.inputs import (
+    admitted,
     as_cluster,
     as_pod_table,
     check_flag,
@@ -84,6 +85,18 @@ class Result:
     state: ClusterState
     #: How many node evaluations (filter runs) the batch took, the ns-per-node denominator.
     nodes_evaluated: int = 0
+    #: Per pod, its cycle's node walk: int64[n_pods, 5], columns :data:`WALK_COLUMNS`
+    #: (``nextStartNodeIndex`` when it began, nodes evaluated, feasible nodes, their top total
+    #: and how many have it), -1 where there was no such number (no cycle; the top total of a
+    #: lone feasible node, which upstream chooses without scoring).
+    walks: np.ndarray | None = None
+
+    def walk_columns(self) -> dict[str, list[int | None]]:
+        """:attr:`walks` as columns named by :data:`WALK_COLUMNS` (``None`` for -1)."""
+        walks = self.walks if self.walks is not None else np.full(
+            (len(self.node_rows), len(WALK_COLUMNS)), -1, dtype=np.int64)
+        return {name: [None if v < 0 else v for v in walks[:, k].tolist()]
+                for k, name in enumerate(WALK_COLUMNS)}
 
     @property
     def placements(self) -> Placements:
@@ -127,6 +140,11 @@ class Result:
         return [{"namespace": ns, "name": name, "node": node, "reason": reason}
                 for ns, name, node, reason in zip(columns["namespace"], columns["name"],
                                                   columns["node"], columns["reason"])]
+
+
+#: The columns of :attr:`Result.walks`, named as kube-scheduler's traces name them.
+WALK_COLUMNS = ("start_index", "evaluated_nodes", "feasible_nodes", "max_score",
+                "max_nodes_count")
 
 
 class Placements(EqualSequence):
@@ -180,7 +198,10 @@ def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
         index and the tie-break state, as they do upstream.
     percentage_of_nodes_to_score : the scheduler-wide value, an integer in [0, 100] (default:
         the configuration's, or 0, adaptive, as upstream's default). A profile's own value wins.
-    tie_break : ``"round-robin"`` (deterministic) or ``"random"`` (uniform, from ``seed``).
+    tie_break : ``"round-robin"`` (deterministic), ``"random"`` (uniform, from ``seed``) or
+        ``"heap"`` (kube-scheduler v1.35's own order: the top of its score heap over the
+        feasible list in walk order; with the node walk, pod for pod what v1.35.4 does at
+        parallelism 1).
     seed : ``None``, a non-negative integer or a ``numpy.random.Generator`` (random mode).
     progress : optional callable ``progress(n)`` told as pods are done (e.g. a tqdm ``update``).
     fast_path : run eligible pods through the compiled loop (``False``: the object-level
@@ -202,14 +223,15 @@ def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
     options = Options.of(profile, percentage_of_nodes_to_score, tie_break, seed, registry)
     progress, fast_path = check_progress(progress), check_flag(fast_path, "fast_path")
     cluster = as_cluster(cluster)
-    table = as_pod_table(pods)
+    table = admitted(as_pod_table(pods), cluster)  # the cluster's PriorityClasses
     check_not_running(table, cluster)
     batch = _Batch(options.route, cluster, table, options.percentage, options.tie_breaker(),
                    progress)
     batch.run(fast_path)
     return Result(table, _readonly(batch.node_rows), _readonly(batch.reason_codes),
                   tuple(batch.reasons), batch.assumer.frozen(),
-                  nodes_evaluated=batch.driver.counters.nodes_evaluated)
+                  nodes_evaluated=batch.driver.counters.nodes_evaluated,
+                  walks=_readonly(batch.walks))
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -272,6 +294,7 @@ class _Batch:
                              pending=_counted_pods(table))
         self.assumer = self.driver.assumer
         self.node_rows = np.full(len(table), -1, dtype=np.int64)
+        self.walks = np.full((len(table), len(WALK_COLUMNS)), -1, dtype=np.int64)
         self.reason_codes = np.zeros(len(table), dtype=np.int64)
         #: The distinct reasons, each its code.
         self.reasons: dict[str, int] = {"": 0}
@@ -345,11 +368,14 @@ class _Batch:
         if framework is None:
             self.reason_codes[index] = self._code(no_profile_reason(pod))
         else:
+            self.walks[index, 0] = self.driver.counters.next_start_index
             try:
                 outcome = self.driver.framework_cycle(framework, pod, bind=True)
             except SchedulingError as exc:
                 self.reason_codes[index] = self._code(str(exc))
             else:
+                if not isinstance(outcome, Failure):
+                    self.walks[index, 1:] = _walk_of(outcome)
                 if isinstance(outcome, Failure) or outcome.node is None:
                     self.reason_codes[index] = self._code(outcome.message)
                 else:
@@ -360,10 +386,16 @@ class _Batch:
         """A run of pods through the compiled loop; what it placed is recorded in bulk."""
         out_node = np.zeros(len(classes), dtype=np.int64)
         out_start = np.zeros(len(classes), dtype=np.int64)
+        out_walk = np.empty((len(classes), len(WALK_COLUMNS) - 1), dtype=np.int64)
         table = self.table
         done = 0
         while done < len(classes):
-            stop = self.driver.run_loop(fast, classes, done, out_node, out_start)
+            stop = self.driver.run_loop(fast, classes, done, out_node, out_start, out_walk)
+            self.walks[offset + done:offset + stop, 0] = out_start[done:stop]
+            self.walks[offset + done:offset + stop, 1:] = out_walk[done:stop]
+            tops = self.walks[offset + done:offset + stop, 3]
+            scored = tops >= 0
+            tops[scored] += fast.left_out_scores()[classes[done:stop][scored]]
             nodes = out_node[done:stop]
             self.node_rows[offset + done:offset + stop] = np.maximum(nodes, -1)
             placed = np.flatnonzero(nodes >= 0)
@@ -411,9 +443,17 @@ def _counted_pods(table: PodTable) -> list[Pod]:
         list(map(table.__getitem__, rows))
 
 
+def _walk_of(outcome: Any) -> tuple[int, int, int, int]:
+    """A framework cycle's walk (:data:`WALK_COLUMNS` but the start index)."""
+    scored = len(outcome.totals) > 0 and len(outcome.feasible) > 1
+    return (len(outcome.evaluated), len(outcome.feasible),
+            int(outcome.totals.max()) if scored else -1,
+            len(outcome.max_nodes) if scored else len(outcome.feasible))
+
+
 def _class_or_minus_one(value: int | None) -> int:
     return -1 if value is None else value
 
 
 __all__ = ["schedule_batch", "Result", "Placement", "Placements", "Assumer", "Options",
-           "PodTable"]
+           "PodTable", "WALK_COLUMNS"]

@@ -7,6 +7,11 @@ class KschedError(Exception):
     """Base class of every error ksched raises on purpose."""
 
 
+class KschedWarning(UserWarning):
+    """Base class of ksched's warnings (input it read but left out or ignored); the command
+    line prints each as one line, ``ksched: warning: <message>``."""
+
+
 class InvalidObjectError(KschedError, ValueError):
     """A Kubernetes object in the input is malformed.
 

@@ -11,13 +11,17 @@ two node types to buy (Node manifests, as ``ksched plan --node-type`` takes them
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ksched.errors import ArgumentError
+from ksched.files import written_whole
 from ksched.workloads import kubectl_snapshot
 
 SNAPSHOT, PENDING, WORKLOADS = "snapshot.json", "pending.yaml", "next-quarter.yaml"
@@ -90,14 +94,59 @@ def write_example(directory: str | os.PathLike, nodes: int = 300,
                   running: int = 2000) -> tuple[Path, ...]:
     """Write ``snapshot.json`` (``nodes`` nodes, ``running`` running pods), ``pending.yaml``,
     ``next-quarter.yaml`` and the node types into ``directory`` (created if missing); returns
-    their paths, in that order."""
+    their paths, in that order.
+
+    Every file is made and checked first: on a failure nothing is written (no file replaced,
+    no folder left behind) and a :class:`~ksched.errors.KschedError` names the path."""
+    out = _folder(directory)
+    files = {out / name: text for name, text in _contents(nodes, running).items()}
+    for path in files:
+        if path.exists() and not path.is_file():  # a folder, a FIFO, ...
+            raise ArgumentError(f"directory: {path}: exists and is not a regular file")
+    created = _make_folder(out)
+    try:
+        _write_all(files)
+    except BaseException:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
+        raise
+    return tuple(files)
+
+
+def _folder(directory: str | os.PathLike) -> Path:
+    """``directory`` as a path, refused when empty (it would mean the current folder) or when
+    it names something other than a folder."""
+    if not isinstance(directory, (str, os.PathLike)) or not os.fspath(directory):
+        raise ArgumentError(f"directory: expected a folder name, got {directory!r}")
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ArgumentError(f"directory: {out}: not a directory")
+    return out
+
+
+def _contents(nodes: int, running: int) -> dict[str, str]:
+    """File name -> text of every example file."""
     files = {SNAPSHOT: json.dumps(kubectl_snapshot(nodes, running), indent=1) + "\n",
              PENDING: yaml.safe_dump_all(pending_pods(), sort_keys=False),
              WORKLOADS: yaml.safe_dump_all(next_quarter(), sort_keys=False)}
-    files |= {name: yaml.safe_dump(node_type(*spec), sort_keys=False)
-              for name, spec in NODE_TYPES.items()}
-    for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
-    return tuple(out / name for name in files)
+    return files | {name: yaml.safe_dump(node_type(*spec), sort_keys=False)
+                    for name, spec in NODE_TYPES.items()}
+
+
+def _make_folder(out: Path) -> Path | None:
+    """Create ``out`` and its missing parents; the outermost folder created, or ``None``."""
+    missing = [folder for folder in (out, *out.parents) if not folder.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArgumentError(f"directory: {out}: cannot create: "
+                            f"{(exc.strerror or str(exc)).lower()}") from None
+    return missing[-1] if missing else None
+
+
+def _write_all(files: dict[Path, str]) -> None:
+    """Write every file whole (:func:`ksched.files.written_whole`), each renamed into place
+    only once all are written."""
+    with contextlib.ExitStack() as stack:
+        for path, text in files.items():
+            stack.enter_context(written_whole(path)).write(text)

@@ -76,6 +76,9 @@ class Explanation:
     unschedulable_plugins: frozenset[str] = frozenset()
     #: The pod went to its ``status.nominatedNodeName`` without a node walk.
     nominated_fast_path: bool = False
+    #: Why ``chosen`` among the feasible nodes: alone, the only top total, or how the
+    #: ``tie_break`` took it among the tied ones (``""`` when no node was chosen).
+    choice: str = ""
 
     @property
     def feasible(self) -> tuple[str, ...]:
@@ -135,7 +138,8 @@ def explain(cluster: ClusterState | Any, pod: Pod | Any, *,
                         tie_breaker=tie_breaker, always_score=True)
     if isinstance(outcome, Failure):
         return _unsupported(state, pod, framework.profile.scheduler_name, outcome)
-    return _explanation(state, pod, framework.profile.scheduler_name, outcome)
+    return attrs.evolve(_explanation(state, pod, framework.profile.scheduler_name, outcome),
+                        choice=_choice(outcome, options.tie_break))
 
 
 def _unsupported(state: ClusterState, pod: Pod, profile: str,
@@ -170,6 +174,24 @@ def _explanation(state: ClusterState, pod: Pod, profile: str,
         unschedulable_plugins=(frozenset() if outcome.node is not None
                                else outcome.unschedulable_plugins),
         nominated_fast_path=outcome.nominated_fast_path)
+
+
+def _choice(outcome: ScheduleResult, tie_break: str) -> str:
+    """Why the chosen node won (``selectHost``; v1.35's score heap in ``schedulePod``)."""
+    if outcome.node is None:
+        return ""
+    feasible = outcome.feasible.tolist()
+    if len(feasible) == 1:
+        return "the only feasible node (chosen without scoring, as upstream)"
+    top, ties = int(outcome.totals.max()), len(outcome.max_nodes)
+    if ties == 1:
+        return f"the only node with the top total score {top}"
+    how = {"round-robin": "taken by the round-robin index (kept across pods) among",
+           "random": "drawn at random among",
+           "heap": (f"the top of the score heap (kube-scheduler v1.35's container/heap over "
+                    f"the {len(feasible)} feasible nodes in walk order, where it is "
+                    f"{feasible.index(outcome.node) + 1}.) among")}[tie_break]
+    return f"{how} the {ties} nodes tied at the top total score {top}"
 
 
 def _node_rows(state: ClusterState, outcome: ScheduleResult) -> tuple[NodeExplanation, ...]:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ksched.api import Pod
-from ksched.constants import PODS
+from ksched.constants import MAX_NODE_SCORE, PODS
 from ksched.class_tables import ClassTables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
@@ -494,6 +494,15 @@ class FusedLoop:
             return np.zeros(labels.shape[1], dtype=np.bool_)
         return _node_unique(labels)
 
+    def left_out_scores(self) -> np.ndarray:
+        """Per class, int64[C]: what the loop's totals lack of upstream's, the same on every
+        node: the weighted normalised node-static scores whose raw score is 0 on every node
+        (the loop leaves them out; ``DefaultNormalizeScore`` makes them ``MAX_NODE_SCORE``
+        when reversed, else 0)."""
+        arrays = self.arrays()
+        left_out = (arrays["norm_row"] < 0) & arrays["norm_reverse"][None, :]
+        return (left_out * arrays["norm_weight"][None, :]).sum(axis=1) * MAX_NODE_SCORE
+
     def counts_attachments(self) -> bool:
         """Whether a class counts volumes against attach limits (the loop then reads the
         attached volumes of the state's pods)."""
@@ -501,9 +510,12 @@ class FusedLoop:
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
-            out_start: np.ndarray) -> int:
+            out_start: np.ndarray, out_walk: np.ndarray | None = None) -> int:
         """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
-        where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`)."""
+        where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`; without
+        ``out_walk`` each pod's walk is not kept)."""
+        if out_walk is None:
+            out_walk = np.empty((len(classes), 4), dtype=np.int64)
         counts = self.counts
         arrays = self.arrays()
         if self.counts_attachments():
@@ -522,7 +534,7 @@ class FusedLoop:
             cached_version=self.cached_version, cached_score=self.cached_score,
             attach_group=table.group, attach_limits=table.limits, attached=table.attached,
             use_tree=self.tree_selection, full=self._full(),
-            out_node=out_node, out_start=out_start)
+            out_node=out_node, out_start=out_start, out_walk=out_walk)
         return int(stop)
 
     def _full(self) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ksched.api import Pod
+from ksched.api import Pod, PriorityClass
 from ksched.config import SchedulerConfig
 from ksched.coerce import (
     POD_HINT,
@@ -34,7 +34,13 @@ from ksched.coerce import (
 )
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.tiebreak import TIE_BREAKS
-from ksched.io import is_client_model, iter_manifests, read_objects
+from ksched.io import (
+    admit_priorities,
+    is_client_model,
+    iter_manifests,
+    read_objects,
+    without_orphans,
+)
 from ksched.pod_loading import pending_table_of_file
 from ksched.pod_table import PodTable
 from ksched.profile import Profile
@@ -107,13 +113,53 @@ def _pods_of_path(path: str | os.PathLike, where: str) -> tuple[Pod, ...]:
 
 
 def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
-    """A pod dict or ``V1Pod``, or every pod of a ``List`` / ``PodList`` (dict or model)."""
+    """A pod dict or ``V1Pod``, or every pod of a ``List`` / ``PodList`` (dict or model).
+    A List is read as a file holding it is: its PriorityClasses admit its pods (they go on
+    to be admitted with the cluster's where they meet it, :func:`admitted`), other kinds
+    are passed over."""
     listed = obj.get("items") if isinstance(obj, Mapping) else getattr(obj, "items", None)
     if not isinstance(listed, list):
         yield as_pod(obj, where)
         return
+    pods, classes = [], []
     for i, item in enumerate(iter_manifests(obj)):
-        yield as_pod(item, f"{where}.items[{i}]")
+        kind = item.get("kind") if isinstance(item, Mapping) else None
+        if kind == "PriorityClass":
+            classes.append(PriorityClass.from_manifest(item))
+        elif kind in (None, "Pod"):
+            pods.append(as_pod(item, f"{where}.items[{i}]"))
+    yield from admit_priorities(pods, classes) if classes else pods
+
+
+def policy_objects(cluster: ClusterState, key: str) -> tuple[Any, ...]:
+    """The cluster's ``"priority_classes"`` or ``"pdbs"`` (read with its nodes, see
+    :meth:`ClusterState.from_objects <ksched.state.ClusterState.from_objects>`)."""
+    return tuple(cluster.objects.get(key, ()))
+
+
+def merged_classes(cluster: ClusterState, given: Iterable[Any] = ()) -> tuple[Any, ...]:
+    """The cluster's PriorityClasses with ``given`` ones (a class of the same name given
+    replaces the cluster's: a snapshot and its pods often come from one file)."""
+    given = tuple(given)
+    names = {pc.name for pc in given}
+    return tuple(pc for pc in policy_objects(cluster, "priority_classes")
+                 if pc.name not in names) + given
+
+
+def admitted(pods: PodTable | Sequence[Pod], cluster: ClusterState,
+             priority_classes: Iterable[Any] = ()) -> Any:
+    """``pods`` as the Priority admission plugin creates them in ``cluster``: a pod without
+    ``spec.priority`` takes its class's value from the cluster's PriorityClasses (and
+    ``priority_classes``; see :func:`ksched.io.admit_priorities`). Every command applies
+    it where pending pods meet the cluster; pods admitted already come back unchanged. A
+    :class:`~ksched.pod_table.PodTable` is admitted per spec row (no work per pod)."""
+    classes = merged_classes(cluster, priority_classes)
+    if isinstance(pods, PodTable):
+        specs = admit_priorities(pods.specs, classes)
+        if all(new is old for new, old in zip(specs, pods.specs)):
+            return pods
+        return PodTable(pods.spec, specs, pods.names, pods.uids, pods.creation_times)
+    return admit_priorities(pods, classes)
 
 
 def check_not_running(pods: Sequence[Pod], cluster: ClusterState) -> None:
@@ -168,7 +214,7 @@ def as_cluster(source: Any, where: str = "cluster") -> ClusterState:
         raise ArgumentError(f"{where}: expected a ClusterState, a path, Kubernetes object "
                             f"dicts or kubernetes-client objects, got {described(source)}")
     try:
-        return ClusterState.from_objects(read_objects(source))
+        return ClusterState.from_objects(without_orphans(read_objects(source)))
     except ArgumentError as exc:  # iter_manifests: an element that is no source of objects
         raise ArgumentError(f"{where}: {exc}") from None
 
@@ -244,9 +290,8 @@ def check_flag(value: Any, where: str) -> bool:
     return bool(value)
 
 
-__all__ = ["as_cluster", "as_node", "as_pod", "as_pod_table", "as_pods", "check_flag",
-           "check_not_running",
-           "check_percentage", "check_profile", "check_progress", "check_registry", "check_seed",
-           "check_tie_break", "check_unique", "is_snake_case", "node_from_template",
+__all__ = ["admitted", "as_cluster", "as_node", "as_pod", "as_pod_table", "as_pods",
+           "check_flag", "check_not_running", "check_percentage", "check_profile",
+           "check_progress", "check_registry", "check_seed", "check_tie_break", "check_unique",
+           "is_snake_case", "merged_classes", "node_from_template", "policy_objects",
            "snake_to_wire"]
-

@@ -10,6 +10,8 @@ Accepted everywhere a "source" is taken:
   a FIFO or ``/dev/stdin`` is read once. A file with no documents holds no objects.
 - a path to a directory: every ``.json``, ``.yaml``, ``.yml`` file in it (optionally
   ``.gz``), sorted by name, not recursively; a directory with none is an error;
+- bytes: the content of such a file (empty bytes, or bytes that read as one string, as a
+  path given as bytes does, are refused);
 - a dict in the wire format, or a list of such dicts;
 - kubernetes-client model objects (``V1Node``, ``V1Pod``, ``V1PodList``, ...), and the
   snake_case dicts of their ``to_dict()`` (each read as its kind's model: ``V1<kind>``).
@@ -32,6 +34,7 @@ import mmap
 import os
 import re
 import stat
+import warnings
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -55,8 +58,16 @@ from ksched.api import (
     StorageClass,
     Workload,
 )
+from ksched.api.kinds import check_priority_classes
+from ksched.api.schema import FieldChecker, check_fields, has_schema
+from ksched.dra.objects import (
+    read_device_class,
+    read_resource_claim,
+    read_resource_claim_template,
+    read_resource_slice,
+)
 from ksched.client_wire import is_client_model, to_wire, wire_form
-from ksched.errors import ArgumentError, InvalidObjectError
+from ksched.errors import ArgumentError, InvalidObjectError, KschedWarning
 from ksched.storage_listers import EMPTY_STORAGE, StorageObjects
 from ksched.stream import PLAIN_VALUES, json_documents, line_column
 from ksched.yamlio import LoadError, load_yaml
@@ -84,6 +95,18 @@ class Objects:
     csi_nodes: tuple[CSINode, ...] = ()
     csi_drivers: tuple[CSIDriver, ...] = ()
     csi_storage_capacities: tuple[CSIStorageCapacity, ...] = ()
+    device_classes: tuple = ()
+    resource_slices: tuple = ()
+    resource_claims: tuple = ()
+    resource_claim_templates: tuple = ()
+
+    @property
+    def dra(self) -> Any:
+        """The resource.k8s.io objects (:class:`ksched.dra.state.DraObjects`)."""
+        from ksched.dra.state import EMPTY_DRA, DraObjects
+
+        found = [getattr(self, field) for field in _DRA_FIELDS]
+        return DraObjects(*found) if any(found) else EMPTY_DRA
 
     @property
     def bound_pods(self) -> tuple[Pod, ...]:
@@ -115,14 +138,22 @@ _READ_AS = {
     "CSINode": ("csi_nodes", CSINode.from_manifest),
     "CSIDriver": ("csi_drivers", CSIDriver.from_manifest),
     "CSIStorageCapacity": ("csi_storage_capacities", CSIStorageCapacity.from_manifest),
+    "DeviceClass": ("device_classes", read_device_class),
+    "ResourceSlice": ("resource_slices", read_resource_slice),
+    "ResourceClaim": ("resource_claims", read_resource_claim),
+    "ResourceClaimTemplate": ("resource_claim_templates", read_resource_claim_template),
 }
+#: The resource.k8s.io fields of :class:`Objects`, in :class:`DraObjects`' order.
+_DRA_FIELDS = ("device_classes", "resource_slices", "resource_claims",
+               "resource_claim_templates")
 
 
 def read_objects(source: Any) -> Objects:
     """Parse every Node, Pod, Namespace, Service, ReplicaSet, StatefulSet,
     ReplicationController, PriorityClass, PodDisruptionBudget, PersistentVolume,
-    PersistentVolumeClaim, StorageClass, CSINode, CSIDriver and CSIStorageCapacity of
-    ``source``; other kinds are ignored. Pods go through :func:`admit_priorities` with the
+    PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
+    DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate of ``source``; other
+    kinds are ignored. Pods go through :func:`admit_priorities` with the
     source's PriorityClasses."""
     found: dict[str, list] = {field.name: [] for field in attrs.fields(Objects)}
     with _collector_paused():
@@ -156,10 +187,14 @@ def _read_into(source: Any, found: dict[str, list]) -> None:
     (a client model's ``to_dict()``) is renamed to the wire form first."""
     memo = ManifestMemo()
     nodes, pods = found["nodes"], found["pods"]
-    for obj, plain in _sourced(source):
+    fields = FieldChecker()
+    for obj, plain, skeleton in _sourced(source):
         kind = obj.get("kind")
         if not isinstance(kind, str):  # no kind: ignored (a kind of another type: refused)
             continue
+        if not plain and (kind in _READ_AS or kind in ("Pod", "Node")):
+            obj = wire_form(obj, kind)
+        fields.check(obj, skeleton)
         if plain:
             if kind == "Pod":
                 pods.append(memo.pod(obj))
@@ -167,8 +202,6 @@ def _read_into(source: Any, found: dict[str, list]) -> None:
             if kind == "Node":
                 nodes.append(memo.node(obj))
                 continue
-        elif kind in _READ_AS or kind in ("Pod", "Node"):
-            obj = wire_form(obj, kind)
         if kind == "Pod":
             pods.append(Pod.from_manifest(obj))
         elif kind == "Node":
@@ -210,11 +243,13 @@ def admit_priorities(pods: Iterable[Pod],
     """The pods as the Priority admission plugin (plugin/pkg/admission/priority) creates them.
 
     A pod without ``spec.priority`` takes the value of its ``priorityClassName`` (an unknown
-    name is an error) or else of the global default class (the lowest-valued one if several),
-    else 0; the class's preemption policy applies unless the pod states one. Pods that have
-    ``spec.priority`` (or records made with a non-zero ``priority``) were admitted already and
-    come back unchanged.
+    name is an error) or else of the global default class (two are refused, as is a class
+    given twice), else 0; the class's preemption policy applies unless the pod states one.
+    Pods that have ``spec.priority`` (or records made with a non-zero ``priority``) were
+    admitted already and come back unchanged.
     """
+    priority_classes = tuple(priority_classes)
+    check_priority_classes(priority_classes)  # one name once, one global default
     classes = {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES}
     classes.update((pc.name, pc) for pc in priority_classes)
     default = min((pc for pc in classes.values() if pc.global_default),
@@ -242,14 +277,22 @@ def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
 
 
 def iter_manifests(source: Any) -> Iterator[Mapping[str, Any]]:
-    """Every object of ``source`` as a wire-format dict, Lists flattened."""
-    for obj, _ in _sourced(source):
+    """Every object of ``source`` as a wire-format dict, Lists flattened; objects of the
+    kinds ksched reads with unknown fields refused (:func:`ksched.api.schema.check_fields`)."""
+    fields = FieldChecker()
+    for obj, plain, skeleton in _sourced(source):
+        kind = obj.get("kind")
+        if not plain and isinstance(kind, str) and has_schema(kind):
+            fields.check(wire_form(obj, kind), skeleton)  # a snake_case dict as its wire form
+        else:
+            fields.check(obj, skeleton)
         yield obj
 
 
-#: An object of a source, and whether it holds only the plain values that orjson parses
-#: from JSON text (what :class:`ManifestMemo` takes).
-_Sourced = tuple[Mapping[str, Any], bool]
+#: An object of a source, whether it holds only the plain values that orjson parses from
+#: JSON text (what :class:`ManifestMemo` takes), and its skeleton when it is an item of a
+#: JSON List (:class:`~ksched.api.schema.FieldChecker`; ``None`` otherwise).
+_Sourced = tuple[Mapping[str, Any], bool, bytes | None]
 
 
 def _sourced(source: Any) -> Iterator[_Sourced]:
@@ -259,7 +302,7 @@ def _sourced(source: Any) -> Iterator[_Sourced]:
     elif hasattr(source, "read"):  # an open file, sys.stdin(.buffer): read once
         yield from _iter_stream(source)
     elif isinstance(source, bytes | bytearray | memoryview):  # a file's content
-        yield from _iter_stream(io.BytesIO(source))
+        yield from _iter_content(bytes(source))
     elif isinstance(source, Mapping):
         try:
             wire = to_wire(source)
@@ -279,9 +322,26 @@ def _sourced(source: Any) -> Iterator[_Sourced]:
         raise ArgumentError(f"cannot read Kubernetes objects from {type(source).__name__}")
 
 
+def _iter_content(data: bytes) -> Iterator[_Sourced]:
+    """The objects of a file's content given as bytes: refused when empty, or when it reads
+    as one string (a path given as bytes, most likely)."""
+    if not data.strip():
+        raise ArgumentError("input: empty bytes, no Kubernetes objects (bytes are read as a "
+                            "file's content)")
+    try:
+        yield from _iter_stream(io.BytesIO(data))
+    except InvalidObjectError as exc:
+        if exc.path or exc.problem != "expected a Kubernetes object, got a string":
+            raise
+        shown = data[:200].decode("utf-8", "replace").strip()
+        raise ArgumentError(f"input: bytes are read as a file's content, not as a path; to "
+                            f"read the file {shown!r}, pass its path as a str or "
+                            "pathlib.Path") from None
+
+
 def _given(objects: Iterable[Mapping[str, Any]], plain: bool = False) -> Iterator[_Sourced]:
     for obj in objects:
-        yield obj, plain
+        yield obj, plain, None
 
 
 def _iter_path(path: Path) -> Iterator[_Sourced]:
@@ -327,12 +387,15 @@ def _iter_data(data: Any, where: str, release: Any) -> Iterator[_Sourced]:
         if items is None:
             yield from _given(_flatten(value, where), plain)
         elif isinstance(value, list):  # a top-level array
-            for i, item in enumerate(items):
-                yield from _given(_flatten(item, where, f"[{i}]"), plain)
+            for i, (item, skeleton) in enumerate(items):
+                for obj in _flatten(item, where, f"[{i}]"):
+                    yield obj, plain, skeleton if obj is item else None
         elif _is_list(value):
-            yield from _given(_flatten_list(value.get("kind"), items, where, ""), plain)
+            _check_list(value, where)
+            yield from _flatten_list(value.get("kind"), items, where, "", plain)
         else:  # an object that has an "items" array but is no List: the object itself
-            yield from _given(_flatten({**value, "items": list(items)}, where), plain)
+            listed = [item for item, _ in items]
+            yield from _given(_flatten({**value, "items": listed}, where), plain)
 
 
 @contextlib.contextmanager
@@ -437,7 +500,7 @@ def _documents(data: Any, where: str,
     start = _text_start(data)
     if _is_json(data):
         yield from json_documents(data[start:] if start else data, where,
-                                  None if start else release)
+                                  None if start else release, skeletons=True)
         return
     yield from ((doc, None) for doc in _yaml_documents(bytes(data[start:]), where))
 
@@ -510,20 +573,49 @@ def _flatten(obj: Any, where: str = "input", path: str = "") -> Iterator[Mapping
                 raise InvalidObjectError(where, here,
                                          f"expected a Kubernetes object, got {_described(item)}")
             if _is_list(item):
+                _check_list(item, where, here)
                 stack.append(_list_items(item.get("kind"), item["items"], here))
                 break
+            _check_items(item, where, here)
             yield _checked(item, where, here)
         else:
             stack.pop()
 
 
-def _flatten_list(kind: Any, items: Iterable[Any], where: str,
-                  path: str) -> Iterator[Mapping[str, Any]]:
-    for here, item in _list_items(kind, items, path):
+def _flatten_list(kind: Any, items: Iterable[tuple[Any, bytes]], where: str, path: str,
+                  plain: bool) -> Iterator[_Sourced]:
+    """The objects of a JSON List's ``(item, skeleton)`` pairs."""
+    pairs = iter(items)
+    skeletons: list[bytes] = []
+
+    def elements() -> Iterator[Any]:
+        for item, skeleton in pairs:
+            skeletons.append(skeleton)
+            yield item
+
+    for here, item in _list_items(kind, elements(), path):
+        skeleton = skeletons.pop()
         if isinstance(item, dict) and not _is_list(item):  # the usual item: an object
-            yield _checked(item, where, here)
+            yield _checked(item, where, here), plain, skeleton
         else:
-            yield from _flatten(item, where, here)
+            yield from _given(_flatten(item, where, here), plain)
+
+
+def _check_list(obj: Mapping[str, Any], where: str, path: str = "") -> None:
+    """A List's own fields (``apiVersion``, ``kind``, ``metadata``, ``items``) checked."""
+    kind = obj.get("kind")
+    kind = kind if isinstance(kind, str) and has_schema(kind) else "List"  # PodList, ...
+    label = f"{kind} in {where}" + (f" at {path}" if path else "")
+    check_fields(obj, kind, label)
+
+
+def _check_items(obj: Mapping[str, Any], where: str, path: str) -> None:
+    """Refuse a List (``kind`` ending in ``List``) whose ``items`` is no list."""
+    kind, items = obj.get("kind"), obj.get("items")
+    if items is not None and isinstance(kind, str) and kind.endswith("List") \
+            and not isinstance(items, list):
+        raise InvalidObjectError(f"{kind} in {where}", f"{path}.items" if path else "items",
+                                 f"expected a list, got {_described(items)}")
 
 
 def _list_items(kind: Any, items: Iterable[Any], path: str) -> Iterator[tuple[str, Any]]:
@@ -549,5 +641,29 @@ def _model_kind(obj: Any) -> str | None:
     return match["kind"] if match else None
 
 
-__all__ = ["BUILTIN_PRIORITY_CLASSES", "MissingFileError", "Objects", "admit_priorities",
-           "is_client_model", "iter_manifests", "read_objects", "to_wire"]
+class IgnoredObjectsWarning(KschedWarning):
+    """Objects of a snapshot that the cluster leaves out (pods bound to a node the snapshot
+    does not hold; pending pods, which :func:`ksched.load_pods` reads)."""
+
+
+def without_orphans(objects: Objects) -> Objects:
+    """``objects`` without the pods bound to a node that is not among its nodes, as the
+    scheduler's cache ignores them (a snapshot of ``kubectl get nodes`` and ``kubectl get
+    pods`` taken while a node was being deleted), with an :class:`IgnoredObjectsWarning`
+    saying which."""
+    names = {node.name for node in objects.nodes}
+    orphans = [p for p in objects.bound_pods if not p.terminal and p.node_name not in names]
+    if not orphans:
+        return objects
+    gone = sorted({p.node_name for p in orphans})
+    shown = ", ".join(f'"{name}"' for name in gone[:5]) + (", ..." if len(gone) > 5 else "")
+    warnings.warn(f"{len(orphans)} pod(s) bound to {len(gone)} node(s) not in the snapshot "
+                  f"({shown}; first pod {orphans[0].key}) left out, as the scheduler's cache "
+                  "ignores them", IgnoredObjectsWarning, stacklevel=4)
+    left_out = {id(p) for p in orphans}
+    return attrs.evolve(objects, pods=tuple(p for p in objects.pods if id(p) not in left_out))
+
+
+__all__ = ["BUILTIN_PRIORITY_CLASSES", "IgnoredObjectsWarning", "MissingFileError", "Objects",
+           "admit_priorities", "is_client_model", "iter_manifests", "read_objects", "to_wire",
+           "without_orphans"]

@@ -126,6 +126,12 @@ def read_live_items(kubeconfig: str | os.PathLike | None = None, context: str | 
     """
     if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:
         raise ArgumentError(f"page_size: must be a positive int, not {page_size!r}")
+    if kubeconfig is not None and not isinstance(kubeconfig, str | os.PathLike):
+        raise ArgumentError(f"kubeconfig: must be a path or None, not {type(kubeconfig).__name__}"
+                            f" {kubeconfig!r}"[:200])
+    if context is not None and not isinstance(context, str):
+        raise ArgumentError(f"context: must be a str or None, not {type(context).__name__} "
+                            f"{context!r}"[:200])
     client = _client(kubeconfig, context)
     try:
         items: list[dict[str, Any]] = []

@@ -23,6 +23,7 @@ from typing import Any
 
 from ksched.api import ManifestMemo, Pod
 from ksched.api.reader import ManifestReader
+from ksched.api.schema import FieldChecker
 from ksched.errors import KschedError
 from ksched.io import admit_priorities
 from ksched.pod_table import PodTable
@@ -71,11 +72,13 @@ def pending_table_of_file(path: str | os.PathLike) -> PodTable | None:
 
 
 def _items(data: bytes, where: str) -> Iterator[Any]:
-    """The items of the file's one List (``kind`` ``List`` or ``PodList``)."""
-    documents = json_documents(data, where)
+    """The items of the file's one List (``kind`` ``List`` or ``PodList``), each with its
+    skeleton (:class:`~ksched.api.schema.FieldChecker`)."""
+    documents = json_documents(data, where, skeletons=True)
     for count, (value, items) in enumerate(documents):
         if count or items is None or type(value) is not dict \
-                or value.get("kind") not in ("List", "PodList"):
+                or value.get("kind") not in ("List", "PodList") \
+                or not FieldChecker().check_list(value):
             raise _Fallback
         yield from items
 
@@ -95,9 +98,11 @@ class _Reader:
         self._times: dict[str, float | None] = {}
 
     def table(self, items: Iterator[Any]) -> PodTable:
-        for item in items:
+        fields = FieldChecker()
+        for item, skeleton in items:
             if type(item) is not dict or item.get("kind") != "Pod":
                 raise _Fallback
+            fields.check(item, skeleton)
             self.add(item)
         specs = admit_priorities(self.specs, ())
         return PodTable.from_columns(specs, self.spec, self.names, self.uids, self.times)

@@ -18,10 +18,11 @@ from typing import Any
 import attrs
 import numpy as np
 
+from ksched import validation as _v
 from ksched.api import Pod
-from ksched.api.fields import assembler
+from ksched.api.fields import assembler, error_body
 from ksched.bound_pods import check_unique
-from ksched.errors import ArgumentError
+from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.node_table import EqualSequence
 from ksched.volume_classes import has_claims
 
@@ -35,6 +36,12 @@ spec_key = operator.attrgetter(*_SPEC_FIELDS)
 _identity = operator.attrgetter(*IDENTITY_COLUMNS)
 _assemble = assembler(Pod, IDENTITY_COLUMNS, _SPEC_FIELDS)
 _UNSEEN = object()
+#: Per byte, whether DNS-1123 subdomains may hold it (or :func:`_all_subdomains` separates
+#: names with it: ``"\n"``).
+_SUBDOMAIN_BYTE = np.zeros(256, dtype=np.bool_)
+_SUBDOMAIN_BYTE[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz0123456789-.\n", np.uint8)] = True
+_NEWLINE, _DOT, _DASH = ord("\n"), ord("."), ord("-")
+_MAX_NAME = 253
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -140,7 +147,8 @@ class PodTable(EqualSequence):
                      creation_times: Sequence[float | None] | None = None) -> PodTable:
         """A table from columns: pod ``i`` is ``specs[spec[i]]`` named ``names[i]`` (with
         ``uids[i]`` and ``creation_times[i]``, default ``""`` and ``None``). Pods are made
-        on access; spec rows no pod uses are dropped."""
+        on access; spec rows no pod uses are dropped. Names are checked as the API server
+        checks pod names (a DNS-1123 subdomain, at most 253 characters; not empty)."""
         specs = tuple(specs)
         for i, pod in enumerate(specs):
             if not isinstance(pod, Pod):
@@ -164,6 +172,8 @@ class PodTable(EqualSequence):
                 bad = next(i for i, v in enumerate(column) if type(v) is not str)
                 raise ArgumentError(f"{label}[{bad}]: expected a string, got "
                                     f"{type(column[bad]).__name__}")
+        if not _all_subdomains(names):
+            _refuse_name(names, specs, spec)
         used, first, spec = np.unique(spec, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # rows numbered by first use
         renumber = np.empty(len(order), dtype=np.int64)
@@ -260,6 +270,38 @@ class PodTable(EqualSequence):
         if not len(self):
             return []
         return np.asarray(self.namespaces, dtype=object)[self.namespace].tolist()
+
+
+def _all_subdomains(names: Sequence[str]) -> bool:
+    """Whether every name is a DNS-1123 subdomain (``NameIsDNSSubdomain``), checked on the
+    bytes of the names joined by newlines, with no Python per name: only those characters,
+    one newline per name, and no empty name or label (two separators in a row) or label
+    starting or ending with ``-`` (a dash beside a separator)."""
+    if not names:
+        return True
+    joined = "\n" + "\n".join(names) + "\n"
+    if not joined.isascii() or max(map(len, names)) > _MAX_NAME:
+        return False
+    codes = np.frombuffer(joined.encode(), dtype=np.uint8)
+    newline = codes == _NEWLINE
+    if not _SUBDOMAIN_BYTE[codes].all() or int(newline.sum()) != len(names) + 1:
+        return False
+    edge, dash = newline | (codes == _DOT), codes == _DASH
+    return not ((edge[:-1] & (edge[1:] | dash[1:])) | (dash[:-1] & edge[1:])).any()
+
+
+def _refuse_name(names: Sequence[str], specs: Sequence[Pod], spec: np.ndarray) -> None:
+    """Raise for the first name that is not a valid pod name, naming the pod and the column
+    row (``metadata.name``, in ``ValidateObjectMeta``'s words)."""
+    for i, name in enumerate(names):
+        errors = ([_v.required("metadata.name", "name or generateName is required")]
+                  if not name else [_v.invalid("metadata.name", name, message)
+                                    for message in _v.name_is_dns1123_subdomain(name)])
+        if errors:
+            pod = f"pod {specs[int(spec[i])].namespace}/{name or '<unnamed>'}"
+            raise InvalidObjectError(f"names[{i}]: {pod}", "metadata.name",
+                                     error_body(errors[0]))
+    raise AssertionError("no invalid name")  # pragma: no cover
 
 
 def _pick(column: tuple, rows: list[int]) -> tuple:

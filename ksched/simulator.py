@@ -19,14 +19,12 @@ using something ksched does not model is recorded unschedulable, the reason nami
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import heapq
 import itertools
 import math
 import numbers
 import time as wallclock
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -49,8 +47,9 @@ from ksched.decisions import (
     Sample,
     SimulationResult,
 )
-from ksched.disruption import pdb_status
+from ksched.disruption import pdb_status, workload_replicas
 from ksched.driver import Counters, Driver
+from ksched.dra.controller import claims_created, claims_released
 from ksched.engine import no_profile_reason
 from ksched.errors import ArgumentError
 from ksched.compiled_preemption import Failure
@@ -59,6 +58,7 @@ from ksched.framework.interfaces import Cycle
 from ksched.framework.nominator import NominatedPods
 from ksched.framework.runtime import Framework
 from ksched.framework.tiebreak import TieBreaker
+from ksched.gc_pause import collector_paused
 from ksched.inputs import (
     as_cluster,
     check_flag,
@@ -67,6 +67,8 @@ from ksched.inputs import (
     check_progress,
     check_seed,
     check_tie_break,
+    merged_classes,
+    policy_objects,
 )
 from ksched.io import admit_priorities
 from ksched.profile import default_profile
@@ -74,6 +76,7 @@ from ksched.queue import QueuedPodInfo, SchedulingQueue
 from ksched.state import ClusterState
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
+from ksched.utilisation import UtilisationMeter
 from ksched.waiting_pods import WaitingPod, WaitingPods
 
 #: Cluster events handed to the queue (``framework.ClusterEvent`` labels).
@@ -95,21 +98,6 @@ class _Placed:
         return self._made
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector during a run. A run allocates millions of
-    short-lived objects that reference counting frees; the collector would only traverse them
-    (and the cluster's) again and again. It resumes as soon as the run ends."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _finite(value: Any, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) \
             or not math.isfinite(value):
@@ -126,12 +114,18 @@ class Simulator:
     profile : a :class:`Profile` or a :class:`~ksched.config.SchedulerConfig` (its backoff
         settings included); default: the default profile.
     pdbs : PodDisruptionBudgets (preemption respects them; their status is recomputed as
-        pods go, with ``replicas`` giving each controller's ``spec.replicas``).
-    priority_classes : PriorityClasses; created pods without ``spec.priority`` are admitted
-        with them (the Priority admission plugin).
+        pods go, with ``replicas`` giving each controller's ``spec.replicas``, by default
+        the cluster's workloads'); default: the cluster's (read with its nodes).
+    priority_classes : PriorityClasses, besides the cluster's (one of the same name
+        replaces the cluster's); created pods without ``spec.priority`` are admitted with
+        them (the Priority admission plugin).
     seed : seeds the random tie-break (``tie_break="random"``) and preemption's offset.
     start_time : the POSIX time of virtual time 0 (pods' ``status.startTime``).
     sample_every : virtual seconds between queue-length and utilisation samples.
+    cycle_seconds : virtual seconds one scheduling attempt takes (due events apply after it).
+    on_cycle : ``on_cycle(simulator, idle)``, called after each attempt and when the queue is
+        drained (``idle``: only a later event can change anything); it may read the
+        :attr:`decisions` so far, :meth:`push` events and :meth:`change` the cluster.
     """
 
     def __init__(self, cluster: ClusterState, *, profile: Any = None, pdbs: Sequence[Any] = (),
@@ -139,7 +133,8 @@ class Simulator:
                  priority_classes: Sequence[Any] = (),
                  seed: int | None = 0, tie_break: str = "round-robin",
                  percentage_of_nodes_to_score: int | None = None, fast_path: bool = True,
-                 start_time: float = 0.0, sample_every: float = 60.0) -> None:
+                 start_time: float = 0.0, sample_every: float = 60.0, cycle_seconds: float = 0.0,
+                 on_cycle: Callable[[Simulator, bool], None] | None = None) -> None:
         profile, seed = check_profile(profile), check_seed(seed)
         tie_break = check_tie_break(tie_break)
         percentage_of_nodes_to_score = check_percentage(percentage_of_nodes_to_score)
@@ -148,19 +143,24 @@ class Simulator:
         profiles = self.config.profiles if self.config else [profile or default_profile()]
         registry = self.config.registry if self.config else None
         self.frameworks = {p.scheduler_name: Framework(p, registry) for p in profiles}
+        #: DynamicResources per profile: its PreEnqueue holds pods whose claims are missing.
+        self._claim_plugins = {name: p for name, fw in self.frameworks.items()
+                               for n, p in fw.points["preFilter"] if n == "DynamicResources"}
         if percentage_of_nodes_to_score is None:
             percentage_of_nodes_to_score = (self.config.percentage_of_nodes_to_score
                                             if self.config else 0)
         self.percentage = percentage_of_nodes_to_score or 0
-        self.pdbs = list(pdbs)
-        self.priority_classes = tuple(priority_classes)
-        self.replicas = dict(replicas or {})
+        self.pdbs = list(pdbs) or list(policy_objects(self.cluster, "pdbs"))
+        self.priority_classes = merged_classes(self.cluster, priority_classes)
+        self.replicas = {**workload_replicas(self.cluster), **(replicas or {})}
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
         self.use_fast_path = check_flag(fast_path, "fast_path")
         self.start_time = _finite(start_time, "start_time")
         self.sample_every = as_seconds(sample_every, "Simulator", "sample_every", positive=True,
                                        argument=True)
+        self.cycle_seconds = as_seconds(cycle_seconds, "Simulator", "cycle_seconds", argument=True)
+        self.on_cycle = on_cycle
 
     # ------------------------------------------------------------------ running
 
@@ -182,7 +182,7 @@ class Simulator:
             until = as_seconds(until, "Simulator.run", "until", argument=True)
         events, progress = as_events(events), check_progress(progress)
         check_timeline(events, self.cluster)
-        with _collector_paused():
+        with collector_paused():  # a run makes millions of objects without cycles
             return self._run(events, until, progress)
 
     def _run(self, events: list[Event], until: float | None,
@@ -192,6 +192,9 @@ class Simulator:
         while True:
             self._drain(progress)
             self._sample()
+            if self.on_cycle is not None:
+                self.on_cycle(self, not (self.queue.lengths()["backoff"] or self.waiting_pods or
+                                         self._timeline and self._timeline[0][0] <= self.now))
             if not self._timeline and not self.waiting_pods:
                 break  # nothing can change any more: retrying the pods left changes nothing
             upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
@@ -199,19 +202,17 @@ class Simulator:
                                     self.waiting_pods.next_deadline()) if t is not None]
             next_time = max(min(upcoming), self.now)
             if until is not None and next_time > until:
+                self._usage.advance(until)
                 self.now = until  # the clock ran to ``until``; nothing happened meanwhile
                 break
-            self.now = next_time
-            self._timed(self.queue.advance, self.now)
-            while self._timeline and self._timeline[0][0] <= self.now:
-                self._apply(heapq.heappop(self._timeline)[2])
-            self._expire_permits()
+            self._advance(next_time)
         self._sample(force=True)
         self.assumer.sync()
         pending = tuple(pod for pod, _ in self.queue.pending_pods())
-        return SimulationResult(tuple(self._decisions), tuple(self._samples),
+        return SimulationResult(tuple(self.decisions), tuple(self._samples),
                                 self.assumer.frozen(), dict(self._created), pending,
-                                wallclock.perf_counter() - started, self._queue_seconds)
+                                wallclock.perf_counter() - started, self._queue_seconds,
+                                self._usage.usage())
 
     def _reset(self, events: list[Event]) -> None:
         less = None
@@ -222,22 +223,24 @@ class Simulator:
         config = self.config
         self.queue = SchedulingQueue(
             initial_backoff=config.pod_initial_backoff_seconds if config else 1.0,
-            max_backoff=config.pod_max_backoff_seconds if config else 10.0, less=less)
+            max_backoff=config.pod_max_backoff_seconds if config else 10.0, less=less,
+            pre_enqueue=self._held_by_claims)
         self.now = 0.0
         self._seq = itertools.count()
         self._timeline: list[tuple[float, int, Event]] = []
         for event in events:
-            self._push(event)
+            self.push(event)
         self._pending_specs = [e.pod for e in events if e.pod is not None]
         self._nodes = list(self.cluster.nodes)
         self._counters = Counters()
+        self._usage: UtilisationMeter | None = None
         self._new_assumer(self.cluster)
         self._pods: dict[str, Pod] = {}
         self._created: dict[str, float] = {}
         self._durations: dict[str, float] = {}
         #: When each bound pod with a duration finishes (a stale finish event is ignored).
         self._finish_at: dict[str, float] = {}
-        self._decisions: list[Decision] = []
+        self.decisions: list[Decision] = []
         self._samples: list[Sample] = []
         self._next_sample = 0.0
         self._queue_seconds = 0.0
@@ -252,8 +255,20 @@ class Simulator:
                              count_pods=False)
         self.assumer = self.driver.assumer
         self._nominated_index: NominatedPods | None = None
+        if self._usage is None:
+            self._usage = UtilisationMeter(self.assumer.state)
+        else:
+            self._usage.reset(self.assumer.state)  # the nodes changed: summed once
 
-    def _push(self, event: Event) -> None:
+    def _held_by_claims(self, pod: Pod) -> str | None:
+        """DynamicResources' PreEnqueue: its name while a claim of ``pod`` is missing."""
+        plugin = self._claim_plugins.get(pod.scheduler_name)
+        if plugin is None or plugin.pre_enqueue(pod, self.assumer.state).is_success:
+            return None
+        return plugin.NAME
+
+    def push(self, event: Event) -> None:
+        """Add ``event`` (due now or later) to the timeline (of the run going on)."""
         heapq.heappush(self._timeline, (float(event.time), next(self._seq), event))
 
     def _timed(self, call: Callable[..., Any], *args: Any) -> Any:
@@ -264,18 +279,39 @@ class Simulator:
             self._queue_seconds += wallclock.perf_counter() - began
 
     def _record(self, pod: str, outcome: str, **fields: Any) -> None:
-        self._decisions.append(Decision(self.now, pod, outcome, **fields))
+        self.decisions.append(Decision(self.now, pod, outcome, **fields))
 
     def _sample(self, force: bool = False) -> None:
         if not force and self.now < self._next_sample:
             return
-        self._samples.append(Sample.take(self.now, self.queue.lengths(), self.assumer.state,
+        self._samples.append(Sample.take(self.now, self.queue.lengths(), self._usage.totals(),
                                          self.assumer.num_bound))
         if self._next_sample <= self.now:  # the next multiple of sample_every after now
             every = self.sample_every
             self._next_sample += math.floor((self.now - self._next_sample) / every) * every
             while self._next_sample <= self.now:
                 self._next_sample += every
+
+    def _advance(self, now: float) -> None:
+        """The clock to ``now``: the queue's timers, the events due, Permit timeouts."""
+        self._usage.advance(now)
+        self.now = now
+        self._timed(self.queue.advance, now)
+        while self._timeline and self._timeline[0][0] <= now:
+            self._apply(heapq.heappop(self._timeline)[2])
+        self._expire_permits()
+
+    def change(self, nodes: Sequence[Any] | None = None, volumes: Sequence[Any] = (),
+               claims: Sequence[Any] = (), event: str | None = None) -> None:
+        """During a run: add PersistentVolumes and PersistentVolumeClaims; replace the node
+        records (bound pods stay on the nodes of their names), then ``event`` (``"NodeAdd"``,
+        ``"NodeUpdate"``) moves the pods waiting for it back to the queue."""
+        cache = self.assumer.storage_cache
+        cache.api = cache.api.updated(volumes, claims)
+        cache.assume(volumes, claims)
+        if nodes is not None:
+            self._nodes = list(nodes)
+            self._rebuild(event)
 
     # ------------------------------------------------------------------ timeline events
 
@@ -309,6 +345,7 @@ class Simulator:
         if pod.scheduler_name not in self.frameworks:
             self._record(key, IGNORED, reason=no_profile_reason(pod))
             return
+        pod, _ = claims_created(pod, self.assumer.claim_cache)  # the resourceclaim controller
         self._pods[key] = pod
         self._timed(self.queue.add, pod)
 
@@ -336,15 +373,20 @@ class Simulator:
         if waiting is not None:
             self._unreserve(waiting, forget=True)
         if self.assumer.row_of(key) is not None:
-            node = self._remove_bound([key])[0].node_name
-            self._record(key, outcome, node=node)
+            pod = self._remove_bound([key])[0]
+            claims_released(pod, self.assumer.claim_cache)
+            self._record(key, outcome, node=pod.node_name)
             self._timed(self.queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
         else:
             self._timed(self.queue.delete, pod)
             self._record(key, outcome)
+            if claims_released(pod, self.assumer.claim_cache):
+                self._timed(self.queue.move_all_to_active_or_backoff, "ResourceClaimDelete")
 
     def _remove_bound(self, keys: Sequence[str]) -> list[Pod]:
         removed = self.driver.remove(keys)
+        for pod in removed:
+            self._usage.remove(self.assumer.footprint(pod)[0])
         if removed and self.pdbs:
             self._update_pdbs()
         return removed
@@ -392,6 +434,10 @@ class Simulator:
                 continue
             info.pod = pod
             self._schedule(info, pod)
+            if self.cycle_seconds:
+                self._advance(self.now + self.cycle_seconds)
+            if self.on_cycle is not None:
+                self.on_cycle(self, False)
             if progress is not None:
                 progress(1)
 
@@ -433,6 +479,7 @@ class Simulator:
                 framework, pod, outcome, self._nominations(), self.pdbs, self.rng))
             return
         self._timed(self.queue.delete_nominated, pod)
+        self._usage.add(self.assumer.footprint(pod)[0])
         self._pods[info.key] = placed()
         cycle = self.driver.binding_cycle(placed(), None if isinstance(outcome, int) else outcome)
         self._reserve_and_permit(info, framework, cycle, self.assumer.state.node_names[node])
@@ -507,7 +554,7 @@ class Simulator:
         self._record(key, BOUND, node=node, attempt=info.attempts)
         if key in self._durations:
             self._finish_at[key] = self.now + self._durations[key]
-            self._push(Event(self._finish_at[key], "finish", name=key))
+            self.push(Event(self._finish_at[key], "finish", name=key))
 
     def _unreserve(self, waiting: WaitingPod, forget: bool, reason: str = "",
                    plugin: str = "") -> None:

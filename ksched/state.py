@@ -25,6 +25,7 @@ from ksched.coerce import as_pod
 from ksched.constants import CPU, EPHEMERAL_STORAGE, LABEL_HOSTNAME, MEMORY, PODS
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.io import Objects, is_client_model
+from ksched.limits import MAX_NODES, check_count
 from ksched.node_table import GeneratedNames, NameIndex, NodeTable, gather_csr
 from ksched.node_tree import interleave_zones, node_tree_order, zone_key
 from ksched.resources import is_tracked_resource, node_info_non_zero, pod_requests
@@ -74,7 +75,8 @@ def _is_index(value: Any, size: int) -> bool:
 
 
 def _check_templates(templates: Any) -> None:
-    """``from_node_templates``' argument: (Node, count >= 0) pairs."""
+    """``from_node_templates``' argument: (Node, count) pairs, at most
+    :data:`~ksched.limits.MAX_NODES` nodes in all."""
     if isinstance(templates, str | bytes | Mapping) or not isinstance(templates, Sequence):
         raise ArgumentError(f"templates: expected a list of (Node, count) pairs, "
                             f"got {type(templates).__name__}")
@@ -85,9 +87,8 @@ def _check_templates(templates: Any) -> None:
         node, count = item
         if not isinstance(node, Node):
             raise ArgumentError(f"templates[{i}]: expected a Node, got {type(node).__name__}")
-        if not _is_index(count, 2**62):
-            raise ArgumentError(f"templates[{i}]: count: expected an integer >= 0, "
-                                f"got {count!r}")
+        check_count(count, f"templates[{i}]: count", MAX_NODES)
+    check_count(sum(count for _, count in templates), "templates: nodes in all", MAX_NODES)
 
 
 def _with_storage(objects: Mapping[str, Any] | None,
@@ -412,11 +413,18 @@ class ClusterState:
     @classmethod
     def from_objects(cls, objects: Objects) -> ClusterState:
         """The cluster of parsed objects (:func:`ksched.io.read_objects`): nodes, the pods
-        bound to them, namespaces, workloads and storage objects."""
+        bound to them, namespaces, workloads, storage objects, and the PriorityClasses and
+        PodDisruptionBudgets (``objects["priority_classes"]`` / ``["pdbs"]`` when there are
+        any: pending pods are admitted with the former, preemption respects the latter)."""
+        dra = objects.dra
+        policy = {key: found for key, found in (("priority_classes", objects.priority_classes),
+                                                ("pdbs", objects.pod_disruption_budgets))
+                  if found}
         return cls.from_records(
             objects.nodes, objects.bound_pods,
             namespaces={ns.name: ns.labels for ns in objects.namespaces},
-            objects={"workloads": objects.workloads}, storage=objects.storage)
+            objects={"workloads": objects.workloads, **({"dra": dra} if dra else {}), **policy},
+            storage=objects.storage)
 
     @classmethod
     def from_node_templates(cls, templates: Sequence[tuple[Node, int]],
@@ -428,7 +436,8 @@ class ClusterState:
 
         Node ``k`` of template ``t`` is named ``<t.name>-<k>``; a template's hostname label
         takes each node's name. Columns are the template's, repeated; ``pods`` may be bound
-        to the generated names.
+        to the generated names. At most :data:`ksched.limits.MAX_NODES` (1,000,000) nodes in
+        all: larger counts are refused with an ``ArgumentError``.
 
         Examples
         --------

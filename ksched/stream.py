@@ -105,6 +105,7 @@ def _parse(data: Any, start: int, end: int, where: str) -> Any:
 
 def json_documents(data: bytes | memoryview, where: str,
                    release: Callable[[int, int], None] | None = None,
+                   skeletons: bool = False,
                    ) -> Iterator[tuple[Any, Iterator[Any] | None]]:
     """The top-level values of ``data`` as ``(value, items)``.
 
@@ -113,6 +114,8 @@ def json_documents(data: bytes | memoryview, where: str,
     ``"items": []`` (the array: ``[]``) and ``items`` yields the elements one at a time.
     ``release(start, end)`` is called now and then with a range of bytes just read (a mapped
     file gives those pages back, so it never counts whole in the process's memory).
+    With ``skeletons``, ``items`` yields ``(element, skeleton)`` pairs (the hash of the
+    element's keys and brackets, :mod:`ksched.kernels.json_skeleton`).
     """
     starts, ends, depths, parents, is_key = _outline(data, where, release)
     top = [int(k) for k in (depths == 0).nonzero()[0]]
@@ -127,7 +130,8 @@ def json_documents(data: bytes | memoryview, where: str,
             released = s
         first = data[s]
         if first == 91:  # [
-            yield [], _elements(data, starts, ends, children.get(t, []), where, release)
+            yield [], _elements(data, starts, ends, children.get(t, []), where, release,
+                                skeletons)
             continue
         items = _items_member(data, starts, ends, is_key, children.get(t, [])) \
             if first == 123 else None
@@ -141,7 +145,8 @@ def json_documents(data: bytes | memoryview, where: str,
         except _JSONDecodeError:  # outside the items: find the place in the real text
             yield _parse(data, s, e, where), None  # raises at the first faulty byte
             continue
-        yield value, _elements(data, starts, ends, children.get(items, []), where, release)
+        yield value, _elements(data, starts, ends, children.get(items, []), where, release,
+                               skeletons)
 
 
 def _items_member(data: Any, starts: Any, ends: Any, is_key: Any,
@@ -154,15 +159,32 @@ def _items_member(data: Any, starts: Any, ends: Any, is_key: Any,
     return None
 
 
+#: Items whose skeletons one kernel call hashes.
+_SKELETON_BATCH = 4096
+
+
 def _elements(data: Any, starts: Any, ends: Any, rows: list[int], where: str,
-              release: Callable[[int, int], None] | None) -> Iterator[Any]:
+              release: Callable[[int, int], None] | None,
+              skeletons: bool = False) -> Iterator[Any]:
+    """The parsed items at ``rows``; with ``skeletons``, ``(item, skeleton)`` pairs
+    (:func:`ksched.kernels.json_skeleton.skeleton_keys`, hashed a batch at a time)."""
     released = int(starts[rows[0]]) if rows else 0
-    for k in rows:
-        end = int(ends[k])
-        yield _parse(data, int(starts[k]), end, where)
-        if release is not None and end - released > _RELEASE_EVERY:
-            release(released, end)
-            released = end
+    for first in range(0, len(rows), _SKELETON_BATCH):
+        batch = rows[first:first + _SKELETON_BATCH]
+        keys = _skeleton_keys(data, starts[batch], ends[batch]) if skeletons else None
+        for n, k in enumerate(batch):
+            end = int(ends[k])
+            item = _parse(data, int(starts[k]), end, where)
+            yield (item, keys[n]) if skeletons else item
+            if release is not None and end - released > _RELEASE_EVERY:
+                release(released, end)
+                released = end
+
+
+def _skeleton_keys(data: Any, starts: Any, ends: Any) -> list[bytes]:
+    from ksched.kernels.json_skeleton import skeleton_keys
+
+    return skeleton_keys(data, starts, ends)
 
 
 __all__ = ["json_documents", "line_column"]

@@ -32,6 +32,7 @@ import yaml
 from ksched.api import Container, Node, Pod
 from ksched.errors import ArgumentError, InvalidObjectError, KschedError
 from ksched.inputs import as_node, as_pod
+from ksched.limits import MAX_NODES, MAX_PODS, check_count
 from ksched.state import ClusterState
 
 EVENT_KINDS = ("create", "update", "delete", "finish", "node-add", "node-remove", "cordon",
@@ -93,7 +94,7 @@ class Event:
 
     def __attrs_post_init__(self) -> None:
         kind, at = self.kind, self.time
-        wants = _PAYLOAD_OF.get(kind)
+        wants = _PAYLOAD_OF.get(kind) if type(kind) is str else None
         if wants is None:
             raise InvalidObjectError("event", "kind", f"must be one of {', '.join(EVENT_KINDS)}"
                                                       f", got {kind!r}")
@@ -172,13 +173,17 @@ def as_events(events: Iterable[Any]) -> list[Event]:
 def check_timeline(events: Sequence[Event], cluster: ClusterState) -> None:
     """Refuse what the API server would refuse for certain, in time order: creating a pod
     that exists (and cannot have finished), updating or deleting one that was never created
-    or was deleted, adding a node that exists, removing or cordoning one that does not."""
+    or was deleted, adding a node that exists, removing or cordoning one that does not; and
+    creating or updating a pod bound (``spec.nodeName``) to a node that does not exist then
+    (``node "NAME" not found``, as :meth:`ClusterState.bind` says)."""
     #: Pod key -> whether it may be gone by then (it was created with a duration).
     pods = dict.fromkeys((p.key for p in cluster.pods), False)
     nodes = set(cluster.node_names)
     for i in sorted(range(len(events)), key=lambda i: events[i].time):
         event = events[i]
         kind = event.kind
+        if kind in POD_KINDS:
+            _check_bound_node(event.pod, nodes, i)
         if kind == "create":
             pod = event.pod
             key = pod.key
@@ -203,6 +208,13 @@ def check_timeline(events: Sequence[Event], cluster: ClusterState) -> None:
             raise InvalidObjectError(f"event {i}", "name", f'nodes "{event.name}" not found')
         elif kind == "node-remove":
             nodes.discard(event.name)
+
+
+def _check_bound_node(pod: Pod, nodes: set[str], index: int) -> None:
+    """Refuse a pod whose ``spec.nodeName`` names no node of the cluster at its time."""
+    if pod.node_name and pod.node_name not in nodes:
+        raise InvalidObjectError(f"event {index}", "pod.spec.nodeName",
+                                 f'node "{pod.node_name}" not found (pod {pod.key})')
 
 
 #: The fields of a timeline entry, and the one that holds each kind's payload: a v1 object
@@ -312,12 +324,12 @@ def day_of_churn(nodes: int = 5000, arrivals: int = 100_000, seconds: float = 86
     random (Poisson) times, each running for a log-normal time (``median_duration``, 3 hours
     by default) and then finishing. Requests come from four sizes; one pod in ten has a
     higher priority. Arrivals fall in ``[0, seconds)``; run with ``until=seconds`` for the
-    day itself (``ksched simulate day-of-churn`` does), or without for every pod to finish."""
-    for name, value in (("nodes", nodes), ("arrivals", arrivals), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-                or value < (0 if name == "seed" else 1):
-            raise ArgumentError(f"day_of_churn: {name}: must be an integer >= "
-                                f"{0 if name == 'seed' else 1}, got {value!r}")
+    day itself (``ksched simulate day-of-churn`` does), or without for every pod to finish.
+    ``nodes`` and ``arrivals`` are bounded by :mod:`ksched.limits` as on the command line."""
+    nodes = check_count(nodes, "day_of_churn: nodes", MAX_NODES, low=1)
+    arrivals = check_count(arrivals, "day_of_churn: arrivals", MAX_PODS, low=1)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ArgumentError(f"day_of_churn: seed: must be an integer >= 0, got {seed!r}")
     seconds = as_seconds(seconds, "day_of_churn", "seconds", positive=True,
                                    argument=True)
     median_duration = as_seconds(median_duration, "day_of_churn", "median_duration",

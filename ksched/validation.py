@@ -401,6 +401,13 @@ def label_value_messages(value: str) -> tuple[str, ...]:
     return tuple(is_label_value(value))
 
 
+def label_values_errors(values: Sequence[str], path: str) -> list[FieldError]:
+    """``IsValidLabelValue`` of each value of a selector requirement, at ``path[i]``
+    (``ValidateLabelSelectorRequirement``, ``ValidateNodeSelectorRequirement``)."""
+    return [invalid(f"{path}[{i}]", value, msg)
+            for i, value in enumerate(values) for msg in label_value_messages(value)]
+
+
 def labels_errors(labels: Mapping[str, str], path: str) -> list[FieldError]:
     """``metav1validation.ValidateLabels``: each key a qualified name, each value a label
     value, every error on the map's own path."""

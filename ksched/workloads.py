@@ -35,6 +35,7 @@ from ksched.api import (
     WeightedPodAffinityTerm,
 )
 from ksched.constants import CPU, LABEL_HOSTNAME, MEMORY, PODS
+from ksched.errors import ArgumentError
 from ksched.pod_table import PodTable
 from ksched.state import ClusterState
 from ksched.storage_listers import StorageObjects
@@ -53,6 +54,8 @@ class Workload:
     percentage_of_nodes_to_score: int | None = None
     #: A KubeSchedulerConfiguration (as a dict) to schedule with, or ``None``: the default.
     config: dict | None = None
+    #: The pods ``bench.measure`` warms up on, untimed (``None``: all of them).
+    warmup_pods: int | None = 10
 
     def profile(self):
         """The configuration to pass to ``schedule_batch`` (``None``: the default profile)."""
@@ -328,6 +331,20 @@ def stateful_set_claims(nodes: int, running: int, pending: int,
     return _cluster(node_list, running).with_storage(storage), pods
 
 
+#: The cpu/memory shapes of :func:`mixed_shapes`: 100m to 1 cpu by 100m, times 256Mi to 1.25Gi.
+SHAPES = tuple({CPU: 100 * (1 + k % 10), MEMORY: 256 * MI * (1 + k // 10)} for k in range(50))
+
+
+def mixed_shapes(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """SchedulingBasic with pending pods of the 50 cpu/memory :data:`SHAPES`, interleaved
+    (pod ``i`` has shape ``i % 50``): each pod differs from the one before it, as pods of many
+    deployments arriving together do."""
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    shapes = [default_pod(f"shape{k}", requests=r) for k, r in enumerate(SHAPES)]
+    return cluster, [attrs.evolve(shapes[i % len(shapes)], name=f"pod-{i}")
+                     for i in range(pending)]
+
+
 WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
@@ -335,6 +352,7 @@ WORKLOADS = {w.name: w for w in [
              scheduling_basic, 100),
     Workload("SchedulingBasic/15000Nodes", 15000, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes_50000Pods", 5000, 1000, 50000, scheduling_basic),
+    Workload("SchedulingBasic/5000Nodes/mixed-shapes", 5000, 1000, 10000, mixed_shapes),
     Workload("SchedulingBasic/100000Nodes", 100000, 1000, 10000, scheduling_basic),
     Workload("SchedulingNodeAffinity/5000Nodes", 5000, 5000, 10000, node_affinity),
     Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
@@ -357,6 +375,47 @@ WORKLOADS = {w.name: w for w in [
     Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),
     Workload("SchedulingCSIPVs/5000Nodes", 5000, 1000, 1000, scheduling_csi_pvs),
     Workload("StatefulSetClaims/5000Nodes_10000Pods", 5000, 1000, 10000, stateful_set_claims),
+]}
+
+
+@attrs.frozen
+class TraceWorkload:
+    """A workload read from Alibaba's GPU cluster trace (:mod:`ksched.alibaba`) in ``folder``:
+    one ``schedule_batch`` of every pod, or (``simulate``) the
+    :class:`~ksched.simulator.Simulator` replaying the trace's timeline. ``folder`` is
+    ``None`` until a user names it (``ksched bench --trace-dir DIR``)."""
+
+    name: str
+    simulate: bool
+    folder: str | None = None
+    percentage_of_nodes_to_score: int | None = None
+    #: Warm up on every pod: the first ones do not reach every code path the later ones take.
+    warmup_pods: int | None = None
+
+    def profile(self) -> None:
+        """The default profile (as :meth:`Workload.profile` for a workload without one)."""
+        return None
+
+    def load(self, scale: float = 1.0):
+        """The trace (a :class:`~ksched.alibaba.GpuTrace`), its first pods only for
+        ``scale < 1`` (smoke runs; the nodes stay)."""
+        from ksched.alibaba import load_gpu_trace
+
+        if self.folder is None:
+            raise ArgumentError(f"{self.name}: needs the trace's folder (ksched bench "
+                                f"--trace-dir DIR)")
+        trace = load_gpu_trace(self.folder)
+        return trace.head(max(int(len(trace.pods) * min(scale, 1.0)), 1))
+
+    def make(self, scale: float = 1.0) -> tuple[ClusterState, PodTable]:
+        """The cluster and every pending pod as a :class:`~ksched.pod_table.PodTable`."""
+        trace = self.load(scale)
+        return trace.cluster, PodTable.of(trace.pods)
+
+
+TRACE_WORKLOADS = {w.name: w for w in [
+    TraceWorkload("AlibabaGPUv2023/trace-batch", simulate=False),
+    TraceWorkload("AlibabaGPUv2023/trace-simulator", simulate=True),
 ]}
 
 

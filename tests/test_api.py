@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ksched
+import ksched.io
 from ksched import ClusterState, InvalidObjectError, Node, Pod
 
 GI, MI = 1024**3, 1024**2
@@ -20,7 +21,8 @@ def pod_manifest(spec: dict[str, Any] | None = None, name: str = "web-1",
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
         meta["namespace"] = namespace
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec or {}, **top}
+    spec = {"containers": [container()], **(spec or {})}  # validateContainers: at least one
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, **top}
 
 
 def container(requests: dict[str, Any] | None = None, name: str = "c", **extra: Any) -> dict:
@@ -197,11 +199,15 @@ def test_negative_allocatable() -> None:
                         'Invalid value: "-1Gi": must be greater than or equal to 0')
 
 
-def test_pod_bound_to_missing_node() -> None:
+def test_pod_bound_to_missing_node_is_left_out_with_a_warning() -> None:
+    """The scheduler's cache ignores a pod whose node is not in the snapshot (a node being
+    deleted between ``kubectl get nodes`` and ``kubectl get pods``): so does ksched, aloud."""
     objs = [node_manifest("n1"), pod_manifest({"nodeName": "nope", "containers": [container()]})]
-    with pytest.raises(InvalidObjectError) as info:
-        ksched.load_cluster(objs)
-    assert str(info.value) == 'pod default/web-1: spec.nodeName: node "nope" not found'
+    with pytest.warns(ksched.io.IgnoredObjectsWarning,
+                      match=r'1 pod\(s\) bound to 1 node\(s\) not in the snapshot \("nope"; '
+                            r"first pod default/web-1\) left out"):
+        cluster = ksched.load_cluster(objs)
+    assert cluster.pods == ()
 
 
 def test_terminal_pod_bound_to_missing_node_is_ignored() -> None:
@@ -329,10 +335,11 @@ def test_required_node_affinity_needs_a_term() -> None:
 
 
 def test_pod_defaults() -> None:
-    pod = Pod.from_manifest({"kind": "Pod", "metadata": {"name": "p"}})
+    pod = Pod.from_manifest({"kind": "Pod", "metadata": {"name": "p"},
+                             "spec": {"containers": [{"name": "c", "image": "i"}]}})
     assert (pod.namespace, pod.key, pod.scheduler_name, pod.priority, pod.node_name) == (
         "default", "default/p", "default-scheduler", 0, "")
-    assert pod.containers == () and pod.tolerations == () and pod.node_selector is None
+    assert pod.tolerations == () and pod.node_selector is None
 
 
 @pytest.mark.parametrize("phase", ["Succeeded", "Failed"])

@@ -115,9 +115,9 @@ def test_schedule_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert err == f"ksched: {tmp_path / 'nope.yaml'}: no such file or directory\n"
 
 
-def test_schedule_a_pod_using_an_unsupported_feature_is_left_unplaced(
+def test_schedule_a_pod_whose_claim_is_missing_is_left_unplaced(
         cluster_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The pod gets a reason naming the feature; the batch goes on (issue 14)."""
+    """The pod gets upstream's PreFilter reason; the batch goes on (issues 14, 25)."""
     pods = tmp_path / "claim.yaml"
     pods.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: claim}\nspec:\n  containers: [{name: c}]\n"
@@ -125,8 +125,8 @@ def test_schedule_a_pod_using_an_unsupported_feature_is_left_unplaced(
     rc = main(["schedule", str(cluster_file), str(pods)])
     out, err = capsys.readouterr()
     assert rc == 0
-    assert out == ("default/claim\t-\tpod default/claim: spec.resourceClaims: dynamic resource "
-                   "allocation is not supported yet\n")
+    assert out == ("default/claim\t-\t0/3 nodes are available: resourceclaim.resource.k8s.io "
+                   '"gpu" not found.\n')
     assert err.startswith("0 scheduled, 1 unschedulable in ")
 
 
@@ -264,7 +264,7 @@ def test_usage_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]
     rc = main(["schedule", "x.yaml", "--tie-break", "coin"])
     assert rc == 2
     assert capsys.readouterr().err == ("ksched: argument --tie-break: invalid choice: 'coin' "
-                                       "(choose from 'round-robin', 'random')\n")
+                                       "(choose from 'round-robin', 'random', 'heap')\n")
 
 
 def test_schedule_reads_a_piped_snapshot_once(tmp_path: Path) -> None:
@@ -359,3 +359,98 @@ def test_snapshot_counts_name_kinds_in_the_plural() -> None:
     assert [_plural(k, n) for k, n in [("Node", 1), ("Node", 7), ("StorageClass", 2),
                                        ("PriorityClass", 3), ("CSINode", 0)]] == \
         ["Node", "Nodes", "StorageClasses", "PriorityClasses", "CSINodes"]
+
+
+def test_example_writes_nothing_when_a_later_file_cannot_be_written(tmp_path: Path) -> None:
+    """A folder where the fifth file should go is refused before the first file is written."""
+    (tmp_path / "r6i-4xlarge.yaml").mkdir()
+    (tmp_path / "snapshot.json").write_text("mine\n")
+    cli_refused(["example", str(tmp_path), "--nodes", "3", "--running", "1"],
+                f"directory: {tmp_path / 'r6i-4xlarge.yaml'}: exists and is not a regular file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r6i-4xlarge.yaml", "snapshot.json"]
+    assert (tmp_path / "snapshot.json").read_text() == "mine\n"
+
+
+def test_example_failing_at_the_last_write_leaves_no_file_and_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails on the fifth file (a full disk) replaces none of the others and
+    removes the folders it created."""
+    import ksched.example
+    from ksched.errors import KschedError
+    from ksched.files import written_whole
+
+    def full_disk(path, binary=False):
+        if Path(path).name == "r6i-4xlarge.yaml":
+            raise KschedError(f"{path}: cannot write: No space left on device")
+        return written_whole(path, binary)
+
+    monkeypatch.setattr(ksched.example, "written_whole", full_disk)
+    (tmp_path / "snapshot.json").write_text("mine\n")
+    cli_refused(["example", str(tmp_path), "--nodes", "3", "--running", "1"],
+                "r6i-4xlarge.yaml: cannot write: No space left on device")
+    assert [p.name for p in tmp_path.iterdir()] == ["snapshot.json"]
+    assert (tmp_path / "snapshot.json").read_text() == "mine\n"
+    cli_refused(["example", str(tmp_path / "new" / "folder"), "--nodes", "3"],
+                "cannot write: No space left on device")
+    assert [p.name for p in tmp_path.iterdir()] == ["snapshot.json"]
+
+
+def test_example_refuses_an_empty_folder_name_and_a_file(tmp_path: Path) -> None:
+    from ksched.errors import ArgumentError
+    from ksched.example import write_example
+    from tests.refusals import refused
+
+    refused(write_example, "", match="directory: expected a folder name, got ''",
+            error=ArgumentError)
+    (tmp_path / "file").write_text("x")
+    refused(write_example, tmp_path / "file", match=f"directory: {tmp_path / 'file'}: "
+            "not a directory", error=ArgumentError)
+    cli_refused(["example", str(tmp_path / "file" / "sub")],
+                f"directory: {tmp_path / 'file' / 'sub'}: cannot create: not a directory")
+
+
+def test_outputs_are_made_whole_before_any_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One output that cannot be written leaves the others unwritten, standard output too."""
+    from ksched.cli.common import write_outputs
+    from ksched.errors import KschedError
+
+    first, lost = tmp_path / "first.jsonl", tmp_path / "gone" / "second.jsonl"
+    with pytest.raises(KschedError, match="second.jsonl: cannot write"):
+        write_outputs([(None, ["to stdout\n"]), (str(first), ["a\n"]), (str(lost), ["b\n"])])
+    assert list(tmp_path.iterdir()) == []
+    assert capsys.readouterr().out == ""
+    write_outputs([(None, ["to stdout\n"]), (str(first), ["a\n"])])
+    assert first.read_text() == "a\n"
+    assert capsys.readouterr().out == "to stdout\n"
+
+
+def test_simulate_refuses_two_outputs_in_one_file_before_the_run(tmp_path: Path) -> None:
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER_YAML + "---\n" + PENDING_YAML)
+    out = tmp_path / "out.jsonl"
+    cli_refused(["simulate", str(cluster), "--log", str(out), "--samples",
+                 str(tmp_path / "." / "out.jsonl")],
+                f"--samples {tmp_path / '.' / 'out.jsonl'}: --log writes that file too")
+    assert [p.name for p in tmp_path.iterdir()] == ["cluster.yaml"]
+    status, _, err = run_cli(["simulate", str(cluster), "--log", os.devnull,
+                              "--summary", os.devnull])  # /dev/null may be shared
+    assert status == 0, err
+
+
+def test_a_plot_without_matplotlib_is_refused_before_the_run(
+        tmp_path: Path, cluster_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ksched.planning  # noqa: F401 - loads the modules patched below
+
+    def not_run(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    for name in ("capacity", "headroom"):
+        monkeypatch.setattr(sys.modules[f"ksched.planning.{name}"], name, not_run)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    plot = tmp_path / "c.png"
+    for command in (["capacity", str(cluster_file), str(cluster_file)],
+                    ["headroom", str(cluster_file)]):
+        cli_refused([*command, "--plot", str(plot)],
+                    f"--plot {plot}: matplotlib is not installed: pip install 'ksched[plot]'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cluster.yaml"]

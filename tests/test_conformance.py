@@ -12,7 +12,8 @@ TRACES = conformance.trace_files([Path(__file__).parent / "conformance"])
 #: Families whose every case must replay exactly; the others are reported as they progress.
 REQUIRED = ("resources", "taints", "affinity", "ports", "images", "config-sampling", "spread",
             "defaultspread", "interpod", "mixed", "large-default", "config-mostallocated",
-            "config-rtcr", "config-weights", "config-args", "config-profiles", "config-invalid")
+            "config-rtcr", "config-weights", "config-args", "config-profiles", "config-invalid",
+            "batch", "dra")
 
 
 def _family(path: Path) -> str:
@@ -26,14 +27,15 @@ def test_trace_replays(path: Path) -> None:
     assert result.outcome != conformance.FAIL, result.line()
     if _family(path) in REQUIRED:
         assert result.outcome == conformance.PASS, result.line()
-        results = conformance.load_trace(path)["output"]["results"] or []
+        output = conformance.load_trace(path)["output"]
+        results = output.get("results") or output.get("placements") or []
         assert result.decisions == len([r for r in results if not r.get("no_matching_profile")])
 
 
 def test_every_family_is_present() -> None:
     families = {_family(p) for p in TRACES}
     assert set(REQUIRED) <= families
-    assert len(TRACES) == 171
+    assert len(TRACES) == 191
 
 
 def test_a_changed_trace_fails(tmp_path: Path) -> None:
@@ -113,3 +115,71 @@ def test_single_feasible_node_without_score_plugins_totals_zero(tmp_path: Path) 
     failed = conformance.run_case(_write(_no_score_trace(1), tmp_path / "noscore-1.json.gz"))
     assert failed.outcome == conformance.FAIL
     assert failed.detail == "default/p: scores: got {'n0': {'total': 0}}, want {'n0': {'total': 1}}"
+
+
+def _first_failing(results: list[dict]) -> tuple[int, str]:
+    """The first result with a node that failed a Filter plugin, and that node."""
+    i = next(i for i, r in enumerate(results) if r["filter_statuses"])
+    return i, sorted(results[i]["filter_statuses"])[0]
+
+
+def test_a_changed_filter_reason_fails(tmp_path: Path) -> None:
+    """Each node's first failure is compared word for word (code, plugin, reasons), not by
+    plugin alone: a trace whose reason text was edited fails, naming the node."""
+    trace = conformance.load_trace(Path(__file__).parent / "conformance" / "taints-1.json.gz")
+    results = trace["output"]["results"]
+    i, node = _first_failing(results)
+    status = results[i]["filter_statuses"][node]
+    reason = status["reasons"][0]
+    status["reasons"][0] = reason + " (edited)"
+    result = conformance.run_case(_write(trace, tmp_path / "taints-reason.json.gz"))
+    assert result.outcome == conformance.FAIL
+    got = (status["code"], status["plugin"], [reason])
+    want = (status["code"], status["plugin"], [reason + " (edited)"])
+    assert result.detail == (f"default/{results[i]['pod']}: filter status of node {node}: "
+                             f"got {got!r}, want {want!r}")
+
+
+def test_a_changed_filter_code_fails(tmp_path: Path) -> None:
+    trace = conformance.load_trace(Path(__file__).parent / "conformance" / "taints-1.json.gz")
+    results = trace["output"]["results"]
+    i, node = _first_failing(results)
+    status = results[i]["filter_statuses"][node]
+    status["code"] = "Unschedulable" if status["code"] != "Unschedulable" else "Error"
+    result = conformance.run_case(_write(trace, tmp_path / "taints-code.json.gz"))
+    assert result.outcome == conformance.FAIL
+    assert result.detail.startswith(f"default/{results[i]['pod']}: filter status of node "
+                                    f"{node}: got ")
+
+
+def test_a_changed_prefilter_reason_fails(tmp_path: Path) -> None:
+    """A PreFilter rejection is compared with its reasons too."""
+    path = next(p for p in TRACES if _family(p) == "volumes")
+    trace = conformance.load_trace(path)
+    results = trace["output"]["results"]
+    i = next(i for i, r in enumerate(results) if r["prefilter_status"])
+    results[i]["prefilter_status"]["reasons"] = ["something else"]
+    result = conformance.run_case(_write(trace, tmp_path / "volumes-reason.json.gz"))
+    assert result.outcome == conformance.FAIL
+    assert result.detail.startswith(f"{results[i]['namespace']}/{results[i]['pod']}: "
+                                    "PreFilter status: got ")
+    assert result.detail.endswith("['something else'])")
+
+
+def test_a_batch_trace_is_compared_pod_for_pod(tmp_path: Path) -> None:
+    """A batch trace (``kube-scheduler-batch/v1``) is replayed as one batch with the heap
+    tie-break: a recorded placement moved to another tied node fails, naming the pod."""
+    trace = conformance.load_trace(Path(__file__).parent / "conformance" / "batch-1.json.gz")
+    placements = trace["output"]["placements"]
+    first_tie = next(p for p in placements if p["max_nodes_count"] > 1)
+    cut = placements.index(first_tie) + 1
+    trace["output"]["placements"] = placements[:cut]
+    trace["input"]["pending_pods"] = trace["input"]["pending_pods"][:cut]
+    assert conformance.run_case(_write(trace, tmp_path / "batch-cut.json.gz")).outcome == \
+        conformance.PASS
+    wanted = first_tie["node"]
+    first_tie["node"] = next(n for n in trace["meta"]["node_order"] if n != wanted)
+    failed = conformance.run_case(_write(trace, tmp_path / "batch-moved.json.gz"))
+    assert failed.outcome == conformance.FAIL
+    assert failed.detail == (f"{first_tie['namespace']}/{first_tie['pod']}: node: got "
+                             f"{wanted!r}, want {first_tie['node']!r}")

@@ -138,7 +138,7 @@ def test_toleration_without_operator_means_equal() -> None:
 
 def test_scheduler_name_and_namespace_defaults() -> None:
     p = Pod.from_manifest({"kind": "Pod", "metadata": {"name": "p"},
-                           "spec": {"schedulerName": ""}})
+                           "spec": {"schedulerName": "", "containers": [{"name": "c"}]}})
     assert (p.namespace, p.scheduler_name) == ("default", "default-scheduler")
 
 

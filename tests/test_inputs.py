@@ -264,7 +264,8 @@ def test_two_running_pods_with_one_name_are_refused() -> None:
     assert str(info.value) == 'pod default/db: metadata.name: Duplicate value: "db"'
     with pytest.raises(InvalidObjectError, match='Duplicate value: "db"'):
         ksched.load_cluster([{"kind": "Node", "metadata": {"name": "n1"}}] + [
-            {"kind": "Pod", "metadata": {"name": "db"}, "spec": {"nodeName": "n1"}}] * 2)
+            {"kind": "Pod", "metadata": {"name": "db"},
+             "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}}] * 2)
     # A finished pod holds no node and does not count.
     state = ClusterState.from_records(nodes, [Pod("db", node_name="n1", phase="Succeeded"),
                                               Pod("db", node_name="n2")])

@@ -404,7 +404,7 @@ def test_list_items_are_split_exactly(tmp_path: Path, monkeypatch: pytest.Monkey
     from ksched import io, stream
 
     items = [pod(f"p{i}", "n1" if i % 2 else "") for i in range(40)] + OBJECTS[:2]
-    items[3]["metadata"]["annotations"] = {"quote": 'a"b\\', "brace": "}{][", "é": "ü"}
+    items[3]["metadata"]["annotations"] = {"quote": 'a"b\\', "brace": "}{][", "e": "é ü"}
     path = tmp_path / "snapshot.json"
     path.write_bytes(_kubectl_list(items))
     released: list[tuple[int, int]] = []
@@ -440,7 +440,13 @@ def test_object_with_items_that_is_no_list(tmp_path: Path) -> None:
              "items": [node("n1")]}
     path = tmp_path / "ns.json"
     path.write_text(json.dumps(weird))
-    objects = ksched.read_objects(path)
+    with pytest.raises(ksched.InvalidObjectError,
+                       match='namespace ns: strict decoding error: unknown field "items"'):
+        ksched.read_objects(path)
+    from ksched.api.schema import UnknownFieldWarning, strict_fields
+
+    with strict_fields(False), pytest.warns(UnknownFieldWarning):
+        objects = ksched.read_objects(path)
     assert ([ns.name for ns in objects.namespaces], objects.nodes) == (["ns"], ())
 
 

@@ -125,7 +125,8 @@ SPEC_SCALARS: dict[str, list[Any]] = {
     "overhead": [ABSENT, ABSENT, {"cpu": "10m"}, Bad({"cpu": "-1"})],
     "schedulingGates": [ABSENT, ABSENT, [{"name": "example.com/gate"}],
                         Bad([{"name": "a b"}])],
-    "resourceClaims": [ABSENT, ABSENT, [{"name": "gpu"}], Bad([{"name": 3}])],
+    "resourceClaims": [ABSENT, ABSENT, [{"name": "gpu", "resourceClaimName": "gpu"}],
+                       Bad([{"name": 3}]), Bad([{"name": "gpu"}])],
 }
 PRIORITIES = [0, 1, None]
 # per pod
@@ -536,7 +537,7 @@ RICH_SPEC = {
     "initContainers": [{"name": "init", "image": "busybox", "restartPolicy": "Always",
                         "resources": {"requests": {"memory": "1Gi"}}}],
     "affinity": {**AFFINITIES[5], **AFFINITIES[4]}, "resources": {"limits": {"cpu": "4"}},
-    "resourceClaims": [{"name": "gpu"}], "nodeSelector": {"zone": "a"},
+    "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu"}], "nodeSelector": {"zone": "a"},
     "schedulerName": "s", "priorityClassName": "gold", "priority": 1, "overhead": {"cpu": "1m"},
     "tolerations": TOLERATIONS[1], "topologySpreadConstraints": SPREAD[4],
     "preemptionPolicy": "Never", "schedulingGates": [{"name": "example.com/g"}],

@@ -266,10 +266,11 @@ def test_pdb_matches_expressions() -> None:
     assert budget.matches(Pod("a", labels={"app": "api"}))
     assert not budget.matches(Pod("a", labels={"app": "api", "canary": "true"}))
     assert not budget.matches(Pod("a", labels={"app": "db"}))
-    # LabelSelectorAsSelector rejects "In" without values: the budget matches nothing
-    invalid = PodDisruptionBudget.from_manifest(pdb({"selector": {"matchExpressions": [
-        {"key": "app", "operator": "NotIn", "values": []}]}}))
-    assert not invalid.matches(Pod("a", labels={"app": "api"}))
+    # ValidatePodDisruptionBudgetSpec validates the selector: "NotIn" needs values
+    with pytest.raises(InvalidObjectError, match=r"spec\.selector\.matchExpressions\[0\]\.values: "
+                       "Required value: must be specified when `operator` is 'In' or 'NotIn'"):
+        PodDisruptionBudget.from_manifest(pdb({"selector": {"matchExpressions": [
+            {"key": "app", "operator": "NotIn", "values": []}]}}))
 
 
 # --------------------------------------------------------------------------- Priority admission
@@ -297,12 +298,20 @@ def test_admission_keeps_stated_preemption_policy() -> None:
 
 def test_admission_global_default() -> None:
     classes = (priority_class("low-default", 5, globalDefault=True, preemptionPolicy="Never"),
-               priority_class("lower-default", 3, globalDefault=True),
                priority_class("other", 1000))
     p, named = admitted(pod("a"), pod("b", priorityClassName="other"), *classes)
     assert (p.priority, p.priority_class_name, p.preemption_policy) == (
-        3, "lower-default", "PreemptLowerPriority")
+        5, "low-default", "Never")
     assert (named.priority, named.priority_class_name) == (1000, "other")
+
+
+def test_a_second_global_default_is_refused_as_admission_refuses_it() -> None:
+    with pytest.raises(InvalidObjectError) as excinfo:
+        admitted(pod("a"), priority_class("low-default", 5, globalDefault=True),
+                 priority_class("lower-default", 3, globalDefault=True))
+    assert error_text(excinfo) == (
+        "priorityclass lower-default: globalDefault: PriorityClass low-default is already "
+        "marked as default. Only one default can exist")
 
 
 def test_admission_without_class_gives_zero() -> None:

@@ -132,6 +132,7 @@ def test_other_files_are_left_to_the_ordinary_reader(tmp_path: Path) -> None:
     assert pending_table_of_file(single) is None
     assert pending_table_of_file(tmp_path) is None
     yaml = tmp_path / "pods.yaml"
-    yaml.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: from-yaml}\n")
+    yaml.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: from-yaml}\n"
+                    "spec: {containers: [{name: c}]}\n")
     assert pending_table_of_file(yaml) is None
     assert [p.name for p in ksched.load_pods(yaml)] == ["from-yaml"]

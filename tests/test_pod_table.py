@@ -15,6 +15,7 @@ from ksched.api import Volume
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.inputs import as_pod_table, as_pods, check_not_running
 from ksched.pod_table import PodTable
+from tests.refusals import refused
 
 GI = 1024**3
 
@@ -98,13 +99,43 @@ def test_from_columns_refuses_bad_columns(args, message: str) -> None:
     assert str(err.value) == message
 
 
+_SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+              "characters, '-' or '.', and must start and end with an alphanumeric character")
+
+
+@pytest.mark.parametrize(("names", "message"), [
+    (["ok", ""], "names[1]: pod default/<unnamed>: metadata.name: Required value: name or "
+                 "generateName is required"),
+    (["Web-1"], f'names[0]: pod default/Web-1: metadata.name: Invalid value: "Web-1": '
+                f"{_SUBDOMAIN}"),
+    (["a", "web_1"], 'names[1]: pod default/web_1: metadata.name: Invalid value: "web_1"'),
+    (["web-"], 'names[0]: pod default/web-: metadata.name: Invalid value: "web-"'),
+    (["a..b"], 'names[0]: pod default/a..b: metadata.name: Invalid value: "a..b"'),
+    (["a.-b"], 'names[0]: pod default/a.-b: metadata.name: Invalid value: "a.-b"'),
+    (["a\nb"], 'metadata.name: Invalid value: "a\\nb"'),
+    (["wéb"], 'names[0]: pod default/wéb: metadata.name: Invalid value: "wéb"'),
+    (["a" * 254], "metadata.name: Invalid value: \"" + "a" * 254 + "\": must be no more than "
+                  "253 characters"),
+])
+def test_from_columns_refuses_names_the_api_server_refuses(names, message: str) -> None:
+    err = refused(PodTable.from_columns, [web("t")], [0] * len(names), names,
+                  error=InvalidObjectError, match=message)
+    assert str(err).startswith("names[")
+
+
+def test_from_columns_takes_every_valid_pod_name() -> None:
+    names = ["a", "0", "a-b", "a--b", "a.b", "web-7f.x-9", "a" * 253]
+    assert list(PodTable.from_columns([web("t")], [0] * len(names), names).names) == names
+
+
 def test_of_refuses_what_is_no_pod() -> None:
     with pytest.raises(ArgumentError, match=r"pods\[1\]: expected a Pod, got dict"):
         PodTable.of([web("a"), {"kind": "Pod"}])
     with pytest.raises(ArgumentError):
         PodTable.of("pods.yaml")
-    assert list(as_pod_table([{"apiVersion": "v1", "kind": "Pod",
-                               "metadata": {"name": "m"}}])) == [Pod("m")]
+    (pod,) = as_pod_table([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "m"},
+                            "spec": {"containers": [{"name": "c"}]}}])
+    assert (pod.name, [c.name for c in pod.containers]) == ("m", ["c"])
 
 
 def _message(call) -> str:

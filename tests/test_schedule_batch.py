@@ -581,7 +581,9 @@ def test_pods_and_clusters_as_kubernetes_dicts() -> None:
                     "cpu": "1500m"}}}]}}
     result = schedule(ksched.load_cluster(nodes), [manifest])
     assert nodes_of(result) == ["b"]
-    assert result.placements[0].pod == Pod.from_manifest(manifest)
+    # as the Priority admission plugin creates it (no class: priority 0, now stated)
+    assert result.placements[0].pod == attrs.evolve(Pod.from_manifest(manifest),
+                                                    priority_set=True)
     assert nodes_of(schedule_batch(nodes, manifest)) == ["b"]
 
 

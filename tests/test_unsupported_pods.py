@@ -1,6 +1,7 @@
-"""A pod that uses something ksched does not model (here ResourceClaims) fails alone, with a
-reason naming the feature, in ``schedule_batch``, ``explain`` and the Simulator; the other
-pods are scheduled as if it were not there."""
+"""A pod that cannot be scheduled at PreFilter (here: its ResourceClaim does not exist) fails
+alone, with upstream's reason, in ``schedule_batch``, ``explain`` and the Simulator; the other
+pods are scheduled as if it were not there. (Dynamic resource allocation itself is modelled:
+tests/dra.)"""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from ksched import ClusterState, Container, Node, Pod, explain, schedule_batch
 from ksched.simulator import Event, Simulator
 
 GI = 2**30
-REASON = ("pod default/gpu: spec.resourceClaims: dynamic resource allocation is not "
-          "supported yet")
+REASON = '0/2 nodes are available: resourceclaim.resource.k8s.io "gpu" not found.'
 
 
 def node(name: str) -> Node:
@@ -24,7 +24,7 @@ def pod(name: str, cpu: int = 1000, **extra) -> Pod:
 
 
 CLUSTER = ClusterState.from_records([node("n0"), node("n1")])
-PODS = [pod("a"), pod("gpu", resource_claims=("gpu",)), pod("b"), pod("c")]
+PODS = [pod("a"), pod("gpu", resource_claims=("gpu",), claim_sources=(("gpu", "gpu", ""),)), pod("b"), pod("c")]
 
 
 @pytest.mark.parametrize("fast_path", [True, False])
@@ -47,7 +47,9 @@ def test_explain_says_the_same() -> None:
 def test_the_simulator_records_it_unschedulable_and_goes_on() -> None:
     result = Simulator(CLUSTER).run([Event(i, "create", pod=p) for i, p in enumerate(PODS)])
     outcomes = {d.pod: (d.outcome, d.node, d.reason) for d in result.decisions}
-    assert outcomes["default/gpu"] == ("unschedulable", None, REASON)
+    assert outcomes["default/gpu"] == ("unschedulable", None, REASON + (
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is "
+        "not helpful for scheduling."))
     assert [outcomes[f"default/{n}"][:2] for n in "abc"] == [
         ("bound", "n0"), ("bound", "n1"), ("bound", "n0")]
     assert [p.key for p in result.pending] == ["default/gpu"]

@@ -346,9 +346,10 @@ def test_spread_selectors_fail_in_upstream_words(action: str, selector: LabelSel
         assert _reasons(_cluster([NODE1]), [pod]) == [("node1", "")]
 
 
-def test_manifest_pods_keep_their_invalid_selectors_for_the_scheduler_to_word() -> None:
-    """A pod read from a manifest with ``{{.bad-value.}}`` in an affinity term is loaded as
-    is (the API server's validation does not reject it either) and fails PreFilter."""
+def test_manifest_pods_with_invalid_selectors_are_refused() -> None:
+    """A pod manifest with ``{{.bad-value.}}`` in an affinity term is refused as the API
+    server's ``ValidatePodAffinityTermSelector`` refuses it on create (only records reach the
+    plugins' wording above)."""
     manifest = {"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": "p", "namespace": "default", "labels": POD_LABEL},
                 "spec": {"containers": [{"name": "c", "image": "nginx"}], "affinity": {
@@ -356,10 +357,11 @@ def test_manifest_pods_keep_their_invalid_selectors_for_the_scheduler_to_word() 
                         {"labelSelector": {"matchExpressions": [
                             {"key": "service", "operator": "In", "values": [BAD]}]},
                          "topologyKey": "region"}]}}}}
-    pods = ksched.load_pods([manifest])
-    assert _reasons(_cluster([NODE1]), pods) == [(None, (
-        f'0/1 nodes are available: parsing pod: requiredAffinityTerms: values[0][service]: '
-        f'Invalid value: "{BAD}": {VALUE_RULE}.'))]
+    with pytest.raises(ksched.InvalidObjectError) as info:
+        ksched.load_pods([manifest])
+    assert str(info.value) == (
+        "pod default/p: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        f'[0].labelSelector.matchExpressions[0].values[0]: Invalid value: "{BAD}": {VALUE_RULE}')
 
 
 @pytest.mark.parametrize("pod", [

@@ -343,3 +343,26 @@ def _shared_bomb() -> list:
 ])
 def test_plain_data_refuses(obj, message):
     assert message in str(refused(plain_data, obj))
+
+
+@pytest.mark.parametrize("encoded, want", [
+    ("4oKs", "\u20ac"),  # UTF-8 as it is
+    ("/w==", "\ufffd"),
+    ("4oI=", "\ufffd\ufffd"),  # a cut 3-byte sequence: one U+FFFD per byte, as Go's json writes
+    ("7aCA", "\ufffd\ufffd\ufffd"),  # an encoded surrogate
+    ("QeKCQg==", "A\ufffd\ufffdB"),
+])
+def test_binary_that_is_no_utf8_reads_as_json_marshal_writes_it(encoded, want):
+    assert value(f"k: !!binary {encoded}\n{encoded}: !!binary {encoded}\n") == {
+        "k": want, encoded: want}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("!!set {a, b}", {"a": None, "b": None}),  # go-yaml v2: a map of nulls
+    ("!!set\n  ? a\n", {"a": None}),
+    ("!!omap [a: 1, b: 2]", [{"a": 1}, {"b": 2}]),  # tags on collections are not checked
+    ("!!seq {a: 1}", {"a": 1}),
+    ("!!set x", "x"),  # an unknown tag on a scalar: the string
+])
+def test_collection_tags_are_ignored_as_go_yaml_v2_ignores_them(text, want):
+    assert value(f"k: {text}\n")["k"] == want

@@ -25,10 +25,10 @@ from ksched.api.records import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from ksched.labels import LABEL_SELECTOR_OPERATORS
 
-__all__ = ["read_label_selector", "read_node_affinity", "read_node_selector_term",
-           "read_pod_affinity", "read_spread_constraints", "weight_errors"]
+__all__ = ["label_selector_errors", "read_label_selector", "read_node_affinity",
+           "read_node_selector_term", "read_pod_affinity", "read_spread_constraints",
+           "weight_errors"]
 
 
 def read_node_selector_term(r: ManifestReader, value: Any, path: str) -> NodeSelectorTerm:
@@ -79,11 +79,10 @@ def read_node_affinity(r: ManifestReader, value: Any, path: str) -> NodeAffinity
     return NodeAffinity(required, preferred)
 
 
-def read_label_selector(r: ManifestReader, value: Any, path: str,
-                    operators: tuple[str, ...] | None = LABEL_SELECTOR_OPERATORS
-                    ) -> LabelSelector | None:
-    """A ``metav1.LabelSelector``; with ``operators=None`` any operator is kept (for the
-    selectors whose errors the scheduler reports)."""
+def read_label_selector(r: ManifestReader, value: Any, path: str, validate: bool = True
+                        ) -> LabelSelector | None:
+    """A ``metav1.LabelSelector``, checked by :func:`label_selector_errors` unless
+    ``validate`` is false (for the selectors left to their matcher)."""
     if value is None:
         return None
     value = r.mapping(value, path)
@@ -91,37 +90,68 @@ def read_label_selector(r: ManifestReader, value: Any, path: str,
     for i, req in enumerate(r.seq(value.get("matchExpressions"), f"{path}.matchExpressions")):
         rpath = f"{path}.matchExpressions[{i}]"
         req = r.mapping(req, rpath)
-        op = r.string(req.get("operator"), f"{rpath}.operator")
-        if operators is not None and op not in operators:
-            r.check([_v.invalid(f"{rpath}.operator", op, "not a valid selector operator")])
         reqs.append(LabelSelectorRequirement(
             key=r.string(req.get("key"), f"{rpath}.key"),
-            operator=op,
+            operator=r.string(req.get("operator"), f"{rpath}.operator"),
             values=r.strings(req.get("values"), f"{rpath}.values"),
         ))
-    return LabelSelector(r.string_map(value.get("matchLabels"), f"{path}.matchLabels"), tuple(reqs))
+    selector = LabelSelector(r.string_map(value.get("matchLabels"), f"{path}.matchLabels"),
+                             tuple(reqs))
+    if validate:
+        r.check(label_selector_errors(selector, path))
+    return selector
+
+
+def label_selector_errors(selector: LabelSelector | None, path: str) -> list[_v.FieldError]:
+    """``metav1validation.ValidateLabelSelector`` as objects are created (invalid label
+    values refused): ``matchLabels`` valid labels, then each requirement."""
+    if selector is None:
+        return []
+    errs = _v.labels_errors(selector.match_labels, f"{path}.matchLabels")
+    for i, req in enumerate(selector.match_expressions):
+        errs += _label_requirement_errors(req, f"{path}.matchExpressions[{i}]")
+    return errs
+
+
+def _label_requirement_errors(req: LabelSelectorRequirement, path: str) -> list[_v.FieldError]:
+    """``ValidateLabelSelectorRequirement``: In / NotIn with values, Exists / DoesNotExist
+    without (no other operator), a label-name key, label values."""
+    errs = []
+    if req.operator in ("In", "NotIn"):
+        if not req.values:
+            errs.append(_v.required(f"{path}.values",
+                                    "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif req.operator in ("Exists", "DoesNotExist"):
+        if req.values:
+            errs.append(_v.forbidden(f"{path}.values", "may not be specified when `operator` is "
+                                                       "'Exists' or 'DoesNotExist'"))
+    else:
+        errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
+    errs += _v.label_name_errors(req.key, f"{path}.key")
+    return errs + _v.label_values_errors(req.values, f"{path}.values")
 
 
 def _pod_affinity_term(r: ManifestReader, value: Any, path: str) -> PodAffinityTerm:
-    """A pod affinity term (``validatePodAffinityTerm``, but for its selectors' syntax, which
-    InterPodAffinity reports): a topology key that is a label name, namespaces that are DNS
-    labels."""
+    """A pod affinity term, checked in ``validatePodAffinityTerm``'s order (but for its
+    label keys, :mod:`ksched.api.pod_validation`'s): its selectors
+    (``ValidatePodAffinityTermSelector``), namespaces that are DNS labels (upstream words
+    them at ``.namespace``, without an index), a topology key that is a label name."""
     value = r.mapping(value, path)
+    selector = read_label_selector(r, value.get("labelSelector"), f"{path}.labelSelector")
+    namespace_selector = read_label_selector(r, value.get("namespaceSelector"),
+                                             f"{path}.namespaceSelector")
+    namespaces = r.strings(value.get("namespaces"), f"{path}.namespaces")
+    for ns in namespaces:
+        r.check([_v.invalid(f"{path}.namespace", ns, msg) for msg in _v.is_dns1123_label(ns)])
     key = r.string(value.get("topologyKey"), f"{path}.topologyKey")
     if not key:
         r.check([_v.required(f"{path}.topologyKey", "can not be empty")])
     r.check([_v.invalid(f"{path}.topologyKey", key, msg) for msg in _v.label_key_messages(key)])
-    namespaces = r.strings(value.get("namespaces"), f"{path}.namespaces")
-    for i, ns in enumerate(namespaces):
-        r.check([_v.invalid(f"{path}.namespaces[{i}]", ns, msg)
-                 for msg in _v.is_dns1123_label(ns)])
     return PodAffinityTerm(
         topology_key=key,
-        label_selector=read_label_selector(r, value.get("labelSelector"), f"{path}.labelSelector",
-                                       None),
+        label_selector=selector,
         namespaces=namespaces,
-        namespace_selector=read_label_selector(r, value.get("namespaceSelector"),
-                                           f"{path}.namespaceSelector", None),
+        namespace_selector=namespace_selector,
         match_label_keys=r.strings(value.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
         mismatch_label_keys=r.strings(value.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
     )
@@ -157,9 +187,9 @@ def weight_errors(weight: int, path: str) -> list[_v.FieldError]:
 def read_spread_constraints(r: ManifestReader, value: Any,
                         path: str) -> tuple[TopologySpreadConstraint, ...]:
     """Topology spread constraints, each field checked as ``validateTopologySpreadConstraints``
-    does (the rules across constraints and fields are checked by
-    :func:`ksched.api.pod_validation.check_pod`; the label selector's syntax PodTopologySpread
-    reports)."""
+    does (the rules across constraints and fields, and a pod's label selectors, are checked
+    by :func:`ksched.api.pod_validation.check_pod`: the configuration's default constraints
+    have no selector)."""
     out = []
     for i, c in enumerate(r.seq(value, path)):
         cpath = f"{path}[{i}]"
@@ -181,7 +211,7 @@ def read_spread_constraints(r: ManifestReader, value: Any,
             when_unsatisfiable=r.choice(c.get("whenUnsatisfiable"), f"{cpath}.whenUnsatisfiable",
                                         UNSATISFIABLE_ACTIONS, shown=UNSATISFIABLE_ACTIONS),
             label_selector=read_label_selector(r, c.get("labelSelector"), f"{cpath}.labelSelector",
-                                           None),
+                                               validate=False),
             min_domains=r.integer(c.get("minDomains"), f"{cpath}.minDomains", None, bits=32),
             node_affinity_policy=policies.get("nodeAffinityPolicy"),
             node_taints_policy=policies.get("nodeTaintsPolicy"),

@@ -7,7 +7,7 @@ selectors; ``pkg/apis/scheduling/validation``: ``ValidatePriorityClass``;
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -31,8 +31,10 @@ from ksched.api.records import (
     Taint,
     Workload,
 )
+from ksched.errors import InvalidObjectError
 
-__all__ = ["NODE_PARTS", "read_namespace", "read_node", "read_node_parts", "read_pdb",
+__all__ = ["NODE_PARTS", "check_priority_classes", "read_namespace", "read_node",
+           "read_node_parts", "read_pdb",
            "read_priority_class", "read_workload"]
 
 #: The fields of a :class:`Node` read from its spec and status (nodes of one pool share
@@ -152,6 +154,7 @@ def read_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
     """``ValidatePriorityClass``: a DNS-subdomain name, ``system-`` names only for the
     built-in classes, user values at most 1,000,000,000."""
     r, meta = read_metadata(obj, "PriorityClass", namespaced=False)
+    r.labels(meta.get("labels"), "metadata.labels")  # ValidateObjectMeta
     value = r.integer(obj.get("value"), "value", None, bits=32)
     if value is None:
         r.check([_v.required("value")])
@@ -175,6 +178,25 @@ def read_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
                                   PREEMPTION_POLICIES, "PreemptLowerPriority"))
 
 
+def check_priority_classes(classes: Iterable[PriorityClass]) -> None:
+    """The PriorityClasses of one input as the API server creates them: no name twice
+    (``AlreadyExists``, worded as a duplicate name) and at most one ``globalDefault``
+    (the Priority admission plugin's ``validatePriorityClass``)."""
+    names: set[str] = set()
+    default = None
+    for pc in classes:
+        where = f"priorityclass {pc.name}"
+        if pc.name in names:
+            raise InvalidObjectError(where, "metadata.name",
+                                     f"Duplicate value: {_v.go_quote(pc.name)}")
+        names.add(pc.name)
+        if pc.global_default and default is not None:
+            raise InvalidObjectError(where, "globalDefault",
+                                     f"PriorityClass {default} is already marked "
+                                     "as default. Only one default can exist")
+        default = pc.name if pc.global_default else default
+
+
 def _int_or_percent(r: ManifestReader, value: Any, path: str) -> int | str | None:
     """An IntOrString budget, checked as ``ValidatePositiveIntOrPercent`` and
     ``IsNotMoreThan100Percent`` (pkg/apis/apps/validation) do."""
@@ -193,10 +215,16 @@ def _int_or_percent(r: ManifestReader, value: Any, path: str) -> int | str | Non
     return value
 
 
+#: ``supportedUnhealthyPodEvictionPolicies`` (``pkg/apis/policy/validation``), sorted.
+_UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
+
+
 def read_pdb(obj: Mapping[str, Any]) -> PodDisruptionBudget:
-    """``ValidatePodDisruptionBudgetSpec`` (the selector's syntax is left to the matcher: an
-    invalid selector matches nothing)."""
+    """``ValidatePodDisruptionBudgetSpec`` (a valid label selector, a supported
+    ``unhealthyPodEvictionPolicy``) and ``ValidatePodDisruptionBudgetStatusUpdate``'s
+    non-negative counts."""
     r, meta = read_metadata(obj, "PodDisruptionBudget", namespaced=True)
+    r.labels(meta.get("labels"), "metadata.labels")  # ValidateObjectMeta
     spec = r.mapping(obj.get("spec"), "spec")
     status = r.mapping(obj.get("status"), "status")
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
@@ -205,16 +233,20 @@ def read_pdb(obj: Mapping[str, Any]) -> PodDisruptionBudget:
                             "minAvailable and maxUnavailable cannot be both set")])
     min_available = _int_or_percent(r, spec.get("minAvailable"), "spec.minAvailable")
     max_unavailable = _int_or_percent(r, spec.get("maxUnavailable"), "spec.maxUnavailable")
+    selector = read_label_selector(r, spec.get("selector"), "spec.selector")
+    if spec.get("unhealthyPodEvictionPolicy") is not None:
+        r.choice(spec["unhealthyPodEvictionPolicy"], "spec.unhealthyPodEvictionPolicy",
+                 _UNHEALTHY_POD_EVICTION_POLICIES, required=False)
     return PodDisruptionBudget(
         name=meta["name"],
         namespace=meta.get("namespace") or "default",
-        selector=read_label_selector(r, spec.get("selector"), "spec.selector"),
+        selector=selector,
         min_available=min_available,
         max_unavailable=max_unavailable,
-        disruptions_allowed=r.integer(status.get("disruptionsAllowed"),
-                                      "status.disruptionsAllowed", bits=32),
-        current_healthy=r.integer(status.get("currentHealthy"), "status.currentHealthy", bits=32),
-        desired_healthy=r.integer(status.get("desiredHealthy"), "status.desiredHealthy", bits=32),
-        expected_pods=r.integer(status.get("expectedPods"), "status.expectedPods", bits=32),
+        disruptions_allowed=r.count(status.get("disruptionsAllowed"),
+                                    "status.disruptionsAllowed"),
+        current_healthy=r.count(status.get("currentHealthy"), "status.currentHealthy"),
+        desired_healthy=r.count(status.get("desiredHealthy"), "status.desiredHealthy"),
+        expected_pods=r.count(status.get("expectedPods"), "status.expectedPods"),
         disrupted_pods=frozenset(r.mapping(status.get("disruptedPods"), "status.disruptedPods")),
     )

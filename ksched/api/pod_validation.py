@@ -12,7 +12,7 @@ import attrs
 
 from ksched import quantity as _quantity
 from ksched import validation as _v
-from ksched.api.affinity import weight_errors
+from ksched.api.affinity import label_selector_errors, weight_errors
 from ksched.api.reader import ManifestReader
 from ksched.api.records import (
     LabelSelector,
@@ -113,9 +113,7 @@ def _node_selector_requirement_errors(req: NodeSelectorRequirement, path: str,
         errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
     errs += [_v.invalid(f"{path}.key", req.key, msg) for msg in _v.label_key_messages(req.key)]
     if check_values:
-        for i, value in enumerate(req.values):
-            errs += [_v.invalid(f"{path}.values[{i}]", value, msg)
-                     for msg in _v.label_value_messages(value)]
+        errs += _v.label_values_errors(req.values, f"{path}.values")
     return errs
 
 
@@ -187,8 +185,8 @@ def _label_keys_errors(match: tuple[str, ...], mismatch: tuple[str, ...],
 def _spread_errors(pod: Pod, path: str) -> list[_v.FieldError]:
     """The rules of ``validateTopologySpreadConstraints`` across constraints and fields:
     one constraint per ``{topologyKey, whenUnsatisfiable}``, ``minDomains`` positive and only
-    with ``DoNotSchedule``, and ``matchLabelKeys`` (merged at creation as the API server does
-    since v1.34, counted as such)."""
+    with ``DoNotSchedule``, ``matchLabelKeys`` (merged at creation as the API server does
+    since v1.34, counted as such), and a valid label selector (``ValidateLabelSelector``)."""
     errs = []
     constraints = pod.topology_spread_constraints
     creating = not pod.uid
@@ -211,6 +209,7 @@ def _spread_errors(pod: Pod, path: str) -> list[_v.FieldError]:
         errs += _label_keys_errors(
             c.match_label_keys, (), c.label_selector, cpath,
             lambda key: int(creating and key in pod.labels))
+        errs += label_selector_errors(c.label_selector, f"{cpath}.labelSelector")
     return errs
 
 

@@ -40,7 +40,11 @@ from ksched.api.resource_validation import (
 from ksched.api.volume_sources import read_volumes
 from ksched.constants import DEFAULT_SCHEDULER_NAME
 
-__all__ = ["CONTAINER_KEYS", "POD_SPEC_KEYS", "read_pod", "read_pod_spec"]
+__all__ = ["CONTAINER_KEYS", "MIRROR_ANNOTATION", "POD_SPEC_KEYS", "read_pod", "read_pod_spec"]
+
+#: The annotation the kubelet puts on the mirror pod of a static pod; the reader gives such
+#: a pod its Node as controller, as the kubelet's ownerReference does.
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 
 
 def read_pod(obj: Mapping[str, Any], memo: Memo | None = None) -> Pod:
@@ -56,6 +60,8 @@ def read_pod(obj: Mapping[str, Any], memo: Memo | None = None) -> Pod:
     labels = memo.labels(r, meta.get("labels"), "metadata.labels")
     uid = r.string(meta.get("uid"), "metadata.uid")
     controller = memo.controller(r, meta.get("ownerReferences"), "metadata.ownerReferences")
+    if controller is None and MIRROR_ANNOTATION in (meta.get("annotations") or {}):
+        controller = ("v1", "Node", spec.get("nodeName") or "")  # a mirror pod: its node's
     created = memo.timestamp(r, meta.get("creationTimestamp"), "metadata.creationTimestamp")
     spec_key = memo.pod_spec_key(spec)
     shared = memo.pod_specs.get(spec_key) if spec_key is not None else None
@@ -66,13 +72,15 @@ def read_pod(obj: Mapping[str, Any], memo: Memo | None = None) -> Pod:
     if fresh_affinities:
         affinities = _affinities(r, spec.get("affinity"), "spec.affinity")
     own = (meta["name"], meta.get("namespace") or "default", labels, uid, controller, created,
-           meta.get("deletionTimestamp") is not None,
+           meta.get("deletionTimestamp") is not None,  # an RFC 3339 time (read_metadata)
            memo.subdomain(r, spec.get("nodeName"), "spec.nodeName"),
            read_volumes(r, spec.get("volumes"), "spec.volumes", meta["name"]),
            r.string(status.get("phase"), "status.phase"),
            memo.timestamp(r, status.get("startTime"), "status.startTime"),
-           r.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-           _ready(r, status.get("conditions"), "status.conditions"))
+           memo.subdomain(r, status.get("nominatedNodeName"), "status.nominatedNodeName"),
+           _ready(r, status.get("conditions"), "status.conditions"),
+           _claim_statuses(r, status.get("resourceClaimStatuses"),
+                           "status.resourceClaimStatuses"))
     if shared is None:  # the record defaults the spec; then every check runs
         pod = Pod(**dict(zip(_POD_OWN_FIELDS, own)), **spec_fields,
                   **dict(zip(_AFFINITY_FIELDS, affinities)))
@@ -102,12 +110,13 @@ def _created(pod: Pod) -> Pod:
 #: The fields of a :class:`Pod` of its own (read by :func:`read_pod` in this order).
 _POD_OWN_FIELDS = ("name", "namespace", "labels", "uid", "controller", "creation_time",
                    "deleting", "node_name", "volumes", "phase", "start_time",
-                   "nominated_node_name", "ready")
+                   "nominated_node_name", "ready", "claim_statuses")
 #: The fields of a :class:`Pod` that come from its spec alone but for ``nodeName``,
 #: ``volumes`` and ``affinity``: what the pods of one template share, in their final form
 #: (the pod's labels and uid reach them only through spread constraints'
 #: ``matchLabelKeys``, :mod:`ksched.api.pod_validation`).
 _SPEC_FIELDS = ("host_network", "containers", "init_containers", "resource_claims",
+                "claim_sources",
                 "pod_requests", "pod_limits", "node_selector", "scheduler_name",
                 "priority_class_name", "priority", "priority_set", "overhead", "tolerations",
                 "topology_spread_constraints", "preemption_policy", "preemption_policy_set",
@@ -132,14 +141,13 @@ def read_pod_spec(r: ManifestReader, spec: Mapping[str, Any]) -> dict[str, Any]:
     host_network = r.boolean(spec.get("hostNetwork"), "spec.hostNetwork")
     containers = _containers(r, spec.get("containers"), "spec.containers",
                              host_network=host_network)
+    if not containers:  # validateContainers (a null spec has none either)
+        r.check([_v.required("spec.containers")])
     init_containers = _containers(r, spec.get("initContainers"), "spec.initContainers",
                                   taken={c.name for c in containers}, host_network=host_network)
     pod_resources = r.mapping(spec.get("resources"), "spec.resources")
-    claims = tuple(
-        r.string(r.mapping(c, f"spec.resourceClaims[{i}]").get("name"),
-                 f"spec.resourceClaims[{i}].name")
-        for i, c in enumerate(r.seq(spec.get("resourceClaims"), "spec.resourceClaims"))
-    )
+    claims, claim_sources = _resource_claims(r, spec.get("resourceClaims"),
+                                             "spec.resourceClaims")
     pod_requests, pod_limits = _pod_level_resources(r, pod_resources, "spec.resources")
     node_selector = None
     if spec.get("nodeSelector") is not None:
@@ -153,6 +161,7 @@ def read_pod_spec(r: ManifestReader, spec: Mapping[str, Any]) -> dict[str, Any]:
         "containers": containers,
         "init_containers": init_containers,
         "resource_claims": claims,
+        "claim_sources": claim_sources,
         "pod_requests": pod_requests,
         "pod_limits": pod_limits,
         "node_selector": node_selector,
@@ -191,6 +200,50 @@ def _affinities_read_labels(pod: Pod) -> bool:
                for t in a.required + tuple(w.term for w in a.preferred))
 
 
+
+
+def _resource_claims(r: ManifestReader, value: Any, path: str
+                     ) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """``validatePodResourceClaims``: names set, unique, DNS labels; each entry names exactly
+    one of ``resourceClaimName`` and ``resourceClaimTemplateName`` (DNS subdomains). Returns
+    the names and (name, claim name, template name) per entry."""
+    names: list[str] = []
+    sources: list[tuple[str, str, str]] = []
+    for i, c in enumerate(r.seq(value, path)):
+        npath = f"{path}[{i}].name"
+        entry = r.mapping(c, f"{path}[{i}]")
+        name = r.string(entry.get("name"), npath)
+        if not name:
+            r.check([_v.required(npath)])
+        if name in names:
+            r.check([_v.duplicate(npath, name)])
+        r.check([_v.invalid(npath, name, msg) for msg in _v.is_dns1123_label(name)])
+        claim = r.string(entry.get("resourceClaimName"), f"{path}[{i}].resourceClaimName")
+        template = r.string(entry.get("resourceClaimTemplateName"),
+                            f"{path}[{i}].resourceClaimTemplateName")
+        if bool(claim) == bool(template):
+            r.check([_v.invalid(f"{path}[{i}]", name, "at most one of `resourceClaimName` or "
+                                "`resourceClaimTemplateName` may be set") if claim else
+                     _v.required(f"{path}[{i}]", "must specify one of: `resourceClaimName`, "
+                                 "`resourceClaimTemplateName`")])
+        for field, text in (("resourceClaimName", claim),
+                            ("resourceClaimTemplateName", template)):
+            if text:
+                r.check([_v.invalid(f"{path}[{i}].{field}", text, msg)
+                         for msg in _v.is_dns1123_subdomain(text)])
+        names.append(name)
+        sources.append((name, claim, template))
+    return tuple(names), tuple(sources)
+
+
+def _claim_statuses(r: ManifestReader, value: Any, path: str) -> tuple[tuple[str, str], ...]:
+    """``status.resourceClaimStatuses``: (pod claim name, generated claim name or ``""``)."""
+    out = []
+    for i, c in enumerate(r.seq(value, path)):
+        entry = r.mapping(c, f"{path}[{i}]")
+        out.append((r.string(entry.get("name"), f"{path}[{i}].name"),
+                    r.string(entry.get("resourceClaimName"), f"{path}[{i}].resourceClaimName")))
+    return tuple(out)
 
 
 def _scheduling_gates(r: ManifestReader, value: Any, path: str) -> tuple[str, ...]:

@@ -19,8 +19,8 @@ from ksched.api.fields import FrozenDict, ResourceList, StringMap, error_body, t
 from ksched.api.resource_validation import checked_quantity
 from ksched.errors import InvalidObjectError
 
-__all__ = ["NO_MEMO", "ManifestReader", "Memo", "check_name", "parse_time", "read_controller",
-           "read_metadata"]
+__all__ = ["NO_MEMO", "ManifestReader", "Memo", "annotation_errors", "check_name",
+           "object_label", "parse_time", "read_controller", "read_metadata", "too_long"]
 
 
 _RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?"
@@ -181,14 +181,8 @@ class ManifestReader:
 
 
 
-def read_metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
-              name_check: Callable[[str], list[str]] = _v.name_is_dns1123_subdomain
-              ) -> tuple[ManifestReader, Mapping]:
-    """The reader of one object and its ``metadata``, checked as ``ValidateObjectMeta``
-    does: a name (``name_check``), a namespace that is a DNS label, valid labels (by the
-    caller, who reads them)."""
-    if type(obj) is not dict and not isinstance(obj, Mapping):
-        raise InvalidObjectError(kind.lower(), "", f"expected an object, got {type_name(obj)}")
+def object_label(obj: Mapping[str, Any], kind: str, namespaced: bool) -> str:
+    """How errors name an object: ``pod default/web``, ``node n1``, ``node <unnamed>``."""
     meta = obj.get("metadata")
     is_map = type(meta) is dict or isinstance(meta, Mapping)
     name = meta.get("name") if is_map else None
@@ -196,9 +190,19 @@ def read_metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
     if not isinstance(namespace, str):
         namespace = "default"
     label = f"{namespace}/{name}" if namespaced else f"{name}"
-    shown = label if isinstance(name, str) and name else "<unnamed>"
-    reader = ManifestReader(f"{kind.lower()} {shown}")
-    meta = reader.mapping(meta, "metadata")
+    return f"{kind.lower()} {label if isinstance(name, str) and name else '<unnamed>'}"
+
+
+def read_metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
+              name_check: Callable[[str], list[str]] = _v.name_is_dns1123_subdomain
+              ) -> tuple[ManifestReader, Mapping]:
+    """The reader of one object and its ``metadata``, checked as ``ValidateObjectMeta``
+    does: a name (``name_check``), a namespace that is a DNS label, valid labels (by the
+    caller, who reads them), RFC 3339 times, valid annotations; and a string ``apiVersion``."""
+    if type(obj) is not dict and not isinstance(obj, Mapping):
+        raise InvalidObjectError(kind.lower(), "", f"expected an object, got {type_name(obj)}")
+    reader = ManifestReader(object_label(obj, kind, namespaced))
+    meta = reader.mapping(obj.get("metadata"), "metadata")
     name = reader.string(meta.get("name"), "metadata.name")
     if not name:
         reader.check([_v.required("metadata.name", "name or generateName is required")])
@@ -206,7 +210,34 @@ def read_metadata(obj: Mapping[str, Any], kind: str, namespaced: bool,
     if namespaced:
         namespace = reader.string(meta.get("namespace"), "metadata.namespace")
         check_name(reader, namespace, "metadata.namespace", _v.is_dns1123_label)
+    for field in _METADATA_TIMES[kind == "Pod":]:  # read_pod reads its creation time itself
+        reader.timestamp(meta.get(field), f"metadata.{field}")
+    reader.string(obj.get("apiVersion"), "apiVersion")  # TypeMeta: a string, or no decode
+    if meta.get("annotations") is not None:
+        reader.check(annotation_errors(reader, meta["annotations"], "metadata.annotations"))
     return reader, meta
+
+
+#: The ``metav1.Time`` fields of ``metadata`` (RFC 3339, or the object does not decode).
+_METADATA_TIMES = ("creationTimestamp", "deletionTimestamp")
+#: ``TotalAnnotationSizeLimitB``.
+_ANNOTATIONS_LIMIT = 256 * (1 << 10)
+
+
+def too_long(path: str, limit: int) -> _v.FieldError:
+    """``field.TooLong`` (its value is not shown)."""
+    return _v.FieldError("Too long", path, _v.OMIT, f"may not be more than {limit} bytes")
+
+
+def annotation_errors(r: ManifestReader, value: Any, path: str) -> list[_v.FieldError]:
+    """``ValidateAnnotations``: a string map (or the object does not decode) whose keys are
+    qualified names (lower-cased), 256 kB in all."""
+    annotations = r.string_map(value, path)
+    errs = [_v.invalid(path, key, msg) for key in annotations
+            for msg in _v.label_key_messages(key.lower())]
+    if sum(len(k) + len(v) for k, v in annotations.items()) > _ANNOTATIONS_LIMIT:
+        errs.append(too_long(path, _ANNOTATIONS_LIMIT))
+    return errs
 
 
 class Memo:

@@ -269,6 +269,10 @@ class Pod:
         TopologySpreadConstraint)
     volumes: tuple[Volume, ...] = tuple_of(Volume)
     resource_claims: tuple[str, ...] = strings_field()
+    #: Per ``spec.resourceClaims`` entry: (name, resourceClaimName, resourceClaimTemplateName).
+    claim_sources: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=tuple)
+    #: ``status.resourceClaimStatuses``: (name, resourceClaimName or "").
+    claim_statuses: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
     #: The controlling owner reference as (apiVersion, kind, name), if any.
     controller: tuple[str, str, str] | None = tuple_of(str, optional=True)
     phase: str = checked_field(STR, default="")

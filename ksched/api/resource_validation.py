@@ -23,13 +23,17 @@ def checked_quantity(name: str, text: str | float, path: str,
                       names: Callable[[str, str], list[_v.FieldError]] | None
                       ) -> tuple[int, tuple[str, str] | None]:
     """One quantity of a resource list checked (memoized: pods repeat them): its amount in
-    scheduler units, or the (path, problem) of its first error."""
+    scheduler units, or the (path, problem) of its first error. ``names``: the resource-name
+    check of a pod's resource requirements (``validateResourceRequirements``, which also
+    wants whole hugepages); ``None`` for a node's capacity (``ValidateNodeResources``, which
+    does not)."""
     try:
         exact = _quantity.parse_quantity(text)
     except _quantity.QuantityError as exc:
         return 0, (path, str(exc))
-    errors = (names(name, path) if names is not None else []) + _quantity_value_errors(
-        name, text, exact, path)
+    errors = _quantity_value_errors(name, text, exact, path)
+    if names is not None:
+        errors = names(name, path) + errors + _hugepage_value_errors(name, text, exact, path)
     if errors:
         return 0, (errors[0].field, error_body(errors[0]))
     try:
@@ -40,11 +44,18 @@ def checked_quantity(name: str, text: str | float, path: str,
 
 def _quantity_value_errors(name: str, text: str | float, exact: Fraction,
                            path: str) -> list[_v.FieldError]:
-    """``ValidateResourceQuantityValue`` and ``validateResourceQuantityHugePageValue``."""
+    """``ValidateResourceQuantityValue``: not negative, whole for integer resources."""
     if exact < 0:
         return [_v.invalid(path, _quantity.canonical(text), "must be greater than or equal to 0")]
     if _is_integer_resource(name) and (exact * 1000).__ceil__() % 1000:
         return [_v.invalid(path, _quantity.canonical(text), "must be an integer")]
+    return []
+
+
+def _hugepage_value_errors(name: str, text: str | float, exact: Fraction,
+                           path: str) -> list[_v.FieldError]:
+    """``validateResourceQuantityHugePageValue``: a whole number of pages (pod resource
+    requirements only)."""
     if name.startswith(HUGEPAGES_PREFIX) and not _hugepages_divisible(name, exact):
         shown = _quantity.canonical(text)
         return [_v.invalid(path, shown, f"{shown} is not positive integer multiple of {name}")]

@@ -394,7 +394,7 @@ def read_csi_storage_capacity(obj: Mapping[str, Any]) -> CSIStorageCapacity:
     """A CSIStorageCapacity (``ValidateCSIStorageCapacity``): a valid node topology selector,
     a class name, a non-negative capacity."""
     r, meta, _, _ = _meta(obj, "CSIStorageCapacity", namespaced=True)
-    topology = read_label_selector(r, obj.get("nodeTopology"), "nodeTopology", None)
+    topology = read_label_selector(r, obj.get("nodeTopology"), "nodeTopology", validate=False)
     errs = [] if topology is None else label_selector_errors(topology, "nodeTopology")
     class_name = r.string(obj.get("storageClassName"), "storageClassName")
     errs += [_v.invalid("storageClassName", class_name, msg)

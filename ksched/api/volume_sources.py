@@ -26,7 +26,7 @@ from ksched import validation as _v
 from ksched.api.affinity import read_label_selector
 from ksched.api.fields import assembler, type_name
 from ksched.api.pod_volume import Volume
-from ksched.api.reader import ManifestReader
+from ksched.api.reader import ManifestReader, annotation_errors, too_long
 from ksched.api.records import LabelSelector
 from ksched.api.storage import ACCESS_MODES, VOLUME_MODES
 
@@ -59,11 +59,6 @@ _MORE_THAN_ONE = "may not specify more than 1 volume type"
 
 _Errors = list[_v.FieldError]
 _Fields = dict[str, Any]
-
-
-def too_long(path: str, limit: int) -> _v.FieldError:
-    """``field.TooLong`` (its value is not shown)."""
-    return _v.FieldError("Too long", path, _v.OMIT, f"may not be more than {limit} bytes")
 
 
 # --------------------------------------------------------------------------- one source
@@ -441,7 +436,7 @@ def read_claim_spec(r: ManifestReader, spec: Mapping[str, Any],
     modes = r.strings(spec.get("accessModes"), f"{path}.accessModes")
     errs = [] if modes else [_v.required(f"{path}.accessModes",
                                          "at least 1 access mode is required")]
-    selector = read_label_selector(r, spec.get("selector"), f"{path}.selector", None)
+    selector = read_label_selector(r, spec.get("selector"), f"{path}.selector", validate=False)
     if selector is not None:
         errs += label_selector_errors(selector, f"{path}.selector")
     errs += access_mode_errors(modes, f"{path}.accessModes")
@@ -506,15 +501,3 @@ def label_selector_errors(selector: LabelSelector, path: str) -> _Errors:
     return errs
 
 
-#: ``TotalAnnotationSizeLimitB``.
-_ANNOTATIONS_LIMIT = 256 * (1 << 10)
-
-
-def annotation_errors(r: ManifestReader, value: Any, path: str) -> _Errors:
-    """``ValidateAnnotations``: keys are qualified names (lower-cased), 256 kB in all."""
-    annotations = r.string_map(value, path)
-    errs = [_v.invalid(path, key, msg) for key in annotations
-            for msg in _v.label_key_messages(key.lower())]
-    if sum(len(k) + len(v) for k, v in annotations.items()) > _ANNOTATIONS_LIMIT:
-        errs.append(too_long(path, _ANNOTATIONS_LIMIT))
-    return errs

@@ -1,9 +1,12 @@
 """The ``ksched`` command line.
 
 Every error is one line on standard error, ``ksched: ...``, with exit status 2: usage errors
-(argparse's included), bad option values, missing or unreadable files, invalid objects.
-Standard input (``-``) is read once. Output files are written only once the command has
-succeeded, each through a temporary file renamed over the target.
+(argparse's included), bad option values, missing or unreadable files, invalid objects;
+each of ksched's warnings is one line too, ``ksched: warning: ...``.
+Standard input (``-``) is read once. Everything a command needs is checked before its work
+starts (option values, empty names and comma-list items, output paths, the plot's matplotlib),
+and output files are written only once the command has succeeded, each through a temporary
+file renamed over the target.
 
 The commands live in :mod:`ksched.cli.commands` (scheduling) and :mod:`ksched.cli.planning`
 (capacity planning); :mod:`ksched.cli.common` holds what they share.
@@ -12,13 +15,16 @@ The commands live in :mod:`ksched.cli.commands` (scheduling) and :mod:`ksched.cl
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ksched.cli import commands, planning, sweep
+from ksched.cli import cluster_capacity, commands, perf, planning, sweep
 from ksched.cli.common import Parser, UsageError, with_live_cluster
-from ksched.errors import KschedError
+from ksched.errors import KschedError, KschedWarning
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -30,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     commands.add_parsers(sub)
     planning.add_parsers(sub)
+    cluster_capacity.add_parser(sub)
     sweep.add_parsers(sub)
+    perf.add_parsers(sub)
     return parser
 
 
@@ -45,13 +53,30 @@ def _os_error(exc: OSError) -> str:
     return f"{exc.filename}: {(exc.strerror or str(exc)).lower()}"
 
 
+def _show_warning(show_other: Callable[..., None], message: Warning | str,
+                  category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """ksched's warnings as one line, ``ksched: warning: <message>``; others as
+    ``show_other`` (the printer in place before) shows them."""
+    if issubclass(category, KschedWarning):
+        print(f"ksched: warning: {_one_line(str(message))}", file=sys.stderr)
+    else:
+        show_other(message, category, filename, lineno, file, line)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with warnings.catch_warnings():  # puts the printer in place before back afterwards
+        warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(
             with_live_cluster(parser, sys.argv[1:] if argv is None else argv))
         return args.func(args)
-    except KschedError as exc:
+    except (KschedError, KschedWarning) as exc:  # a warning too, under ``-W error``
         message = str(exc)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):  # the reader went away (``ksched ... | head``)

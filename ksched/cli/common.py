@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import math
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import attrs
 
 from ksched.errors import KschedError
 from ksched.files import written_whole
+from ksched.limits import MAX_NODES, MAX_PODS, MAX_SCALE  # noqa: F401 (re-exported)
 
 #: The arguments that name standard input.
 STDIN = "-"
@@ -27,9 +29,8 @@ STDIN = "-"
 LIVE = "kube:"
 
 #: The commands that read a CLUSTER (and so take ``--kubeconfig`` / ``--context``).
-LIVE_COMMANDS = ("schedule", "explain", "simulate", "capacity", "headroom", "plan")
-#: Upper bounds for sizes (beyond them a run would only exhaust memory).
-MAX_NODES, MAX_PODS, MAX_SCALE = 1_000_000, 10_000_000, 100.0
+LIVE_COMMANDS = ("schedule", "explain", "simulate", "capacity", "headroom", "plan",
+                 "cluster-capacity")
 CONFIG_HELP = "a KubeSchedulerConfiguration file (YAML or JSON)"
 SOURCE_HELP = "JSON/YAML file, folder of them, or - for standard input"
 
@@ -82,12 +83,65 @@ SEED = integer(0)
 PERCENTAGE = integer(0, 100)
 
 
-def comma_list(text: str) -> list[str]:
-    """An argparse ``type``: ``a,b,c`` as a list of non-empty names."""
-    names = [n.strip() for n in text.split(",")]
-    if not text.strip() or not all(names):
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
-    return names
+def nonempty(what: str) -> Callable[[str], str]:
+    """An argparse ``type``: any text but the empty one, which would silently stand for
+    "not given" (or, as a path, for the current folder); ``what`` names what it holds."""
+    def parse(value: str) -> str:
+        if not value:
+            raise argparse.ArgumentTypeError(f"expected {what}, got ''")
+        return value
+    return parse
+
+
+#: An argparse ``type`` for file and folder arguments.
+PATH = nonempty("a file or folder name")
+
+
+def comma_list(value: str, what: str = "names") -> list[str]:
+    """An argparse ``type``: ``a,b,c`` as a list of non-empty ``what``; an empty list or an
+    empty item (``a,,b``, ``a,``) is refused."""
+    items = [item.strip() for item in value.split(",")]
+    if not all(items):
+        problem = " (an empty item)" if len(items) > 1 else ""
+        raise argparse.ArgumentTypeError(f"expected comma-separated {what}, got {value!r}"
+                                         + problem)
+    return items
+
+
+def node_choice(value: str) -> str | list[str]:
+    """An argparse ``type`` for ``--without`` / ``--remove-nodes``: a label selector
+    (``key=value``, ``key in (a,b)``; the library parses it, here its values are checked) or
+    comma-separated node names."""
+    if "=" in value:
+        return value
+    _, within, values = value.partition(" in ")
+    if not within:
+        return comma_list(value)
+    values = values.strip()
+    if values.startswith("(") and values.endswith(")"):
+        comma_list(values[1:-1], f"label values in {value!r}")
+    return value
+
+
+def file_and_number(parse_number: Callable[[str], Any], what: str, *, last: bool = False,
+                    optional: bool = False) -> Callable[[str], tuple[str, Any]]:
+    """An argparse ``type``: ``FILE=NUMBER`` as ``(FILE, NUMBER)``, split at the first ``=``
+    (the last with ``last``); with ``optional``, ``FILE`` alone is ``(FILE, None)``."""
+    form = f"FILE[={what.upper()}]" if optional else f"FILE={what.upper()}"
+
+    def parse(value: str) -> tuple[str, Any]:
+        path, equals, number_text = (value.rpartition if last else value.partition)("=")
+        if not equals and optional:
+            path = value
+        if not path or not (equals or optional):
+            raise argparse.ArgumentTypeError(f"expected {form}, got {value!r}")
+        if not equals:
+            return path, None
+        try:
+            return path, parse_number(number_text)
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentTypeError(f"{value}: {what} {exc}") from None
+    return parse
 
 # ---------------------------------------------------------------------------- inputs
 
@@ -100,6 +154,7 @@ class Inputs:
         self._stdin_used = False
         self._kubeconfig = getattr(args, "kubeconfig", None)
         self._context = getattr(args, "context", None)
+        self._strict = not getattr(args, "no_strict_fields", False)
 
     def stdin_bytes(self) -> bytes:
         if self._stdin_used:
@@ -117,7 +172,10 @@ class Inputs:
         """``ksched.io.read_objects`` of a file, a folder or ``-``; refused when it holds no
         Kubernetes objects ksched reads."""
         if source not in self._objects:
-            self._objects[source] = objects = self._read(source)
+            from ksched.api.schema import strict_fields
+
+            with strict_fields(self._strict):
+                self._objects[source] = objects = self._read(source)
             if not any(attrs.astuple(objects, recurse=False)):
                 raise UsageError(f"{named(source)}: no Nodes, Pods, PriorityClasses, "
                                  "PodDisruptionBudgets, Namespaces or workloads found")
@@ -189,9 +247,14 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def live_options(p: argparse.ArgumentParser) -> None:
     """``--kubeconfig`` / ``--context``: read CLUSTER from a live cluster instead of a file."""
-    p.add_argument("--kubeconfig", help="read the cluster from the API server of this "
-                                        "kubeconfig (then give no CLUSTER argument)")
-    p.add_argument("--context", help="the kubeconfig context (default: its current one)")
+    p.add_argument("--kubeconfig", type=PATH,
+                   help="read the cluster from the API server of this kubeconfig (then give "
+                        "no CLUSTER argument)")
+    p.add_argument("--context", type=nonempty("a context name"),
+                   help="the kubeconfig context (default: its current one)")
+    p.add_argument("--no-strict-fields", action="store_true",
+                   help="ignore fields unknown to the Kubernetes v1.35 API with a warning "
+                        "(default: refuse them, as kubectl does)")
 
 
 def configuration(args: argparse.Namespace) -> Any:
@@ -231,6 +294,31 @@ def check_output(path: str | None, option: str) -> None:
     os.unlink(temporary)
 
 
+def check_outputs(*outputs: tuple[str | None, str]) -> None:
+    """:func:`check_output` of each ``(path, option)``; two options naming the same file
+    (which the second would silently overwrite) are refused."""
+    seen: dict[str, str] = {}
+    for path, option in outputs:
+        check_output(path, option)
+        if path in (None, STDIN) or (Path(path).exists() and not Path(path).is_file()):
+            continue  # standard output, /dev/null: may be shared
+        same = seen.setdefault(os.path.realpath(path), option)
+        if same != option:
+            raise UsageError(f"{option} {path}: {same} writes that file too")
+
+
+def write_outputs(outputs: Sequence[tuple[str | None, Iterable[str]]]) -> None:
+    """Write each ``(path, lines)``: every file's lines first, each renamed into place only
+    once all are written (:func:`written`), then standard output's (``None`` / ``-``)."""
+    to_stdout = [lines for path, lines in outputs if path in (None, STDIN)]
+    with contextlib.ExitStack() as files:
+        for path, lines in outputs:
+            if path not in (None, STDIN):
+                files.enter_context(written(path)).writelines(lines)
+    for lines in to_stdout:
+        sys.stdout.writelines(lines)
+
+
 @contextlib.contextmanager
 def written(path: str | None) -> Iterator[Any]:
     """A text file for ``path`` (standard output for ``None`` / ``-``), written whole or not
@@ -250,6 +338,9 @@ def check_plot(path: str | None) -> None:
 
     if path == STDIN or Path(path).suffix.lower() not in PLOT_SUFFIXES:
         raise UsageError(f"--plot {path}: expected a file ending in {', '.join(PLOT_SUFFIXES)}")
+    if importlib.util.find_spec("matplotlib") is None:  # else found missing after the run
+        raise UsageError(f"--plot {path}: matplotlib is not installed: "
+                         "pip install 'ksched[plot]'")
     check_output(path, "--plot")
 
 

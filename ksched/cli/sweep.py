@@ -19,6 +19,7 @@ A spec (paths relative to the spec's folder)::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,7 +39,10 @@ from ksched.errors import ArgumentError
 #: The spec's keys: the base's inputs, then what to sweep.
 FILE_KEYS = ("cluster", "pods", "workloads", "config", "events")
 SPEC_KEYS = (*FILE_KEYS, "node_types", "prices", "study", "axes", "scenarios")
-OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
+#: The spec's keys whose value has one type: key, type, what the message says.
+SPEC_TYPES = (("study", str, "a study name"), ("axes", Mapping, "parameter: [values, ...]"),
+              ("scenarios", list, "a list of {parameter: value, ...}"),
+              ("prices", Mapping | None, "node type: price"))
 
 
 def _spec(inputs: Inputs, source: str) -> dict[str, Any]:
@@ -62,10 +66,14 @@ def _spec(inputs: Inputs, source: str) -> dict[str, Any]:
     if unknown:
         raise UsageError(f"{named(source)}: unknown key {unknown[0]!r} (a spec has "
                          f"{', '.join(SPEC_KEYS)})")
-    if "cluster" not in spec:
+    if spec.get("cluster") is None:
         raise UsageError(f"{named(source)}: cluster: required (the snapshot file)")
     if "axes" in spec and "scenarios" in spec:
         raise UsageError(f"{named(source)}: give axes or scenarios, not both")
+    for key, kind, expected in SPEC_TYPES:
+        if key in spec and not isinstance(spec[key], kind):
+            raise UsageError(f"{named(source)}: {key}: expected {expected}, got "
+                             f"{type(spec[key]).__name__}")
     return dict(spec)
 
 
@@ -98,35 +106,76 @@ def _scenario(spec: Mapping[str, Any], source: str) -> Any:
 
 def _sweep(args: argparse.Namespace) -> int:
     import ksched
+    from ksched.sweep.summary import summary_table
 
-    if args.output is not None and Path(args.output).suffix.lower() not in OUTPUT_SUFFIXES:
-        raise UsageError(f"-o {args.output}: expected a file ending in "
-                         f"{', '.join(OUTPUT_SUFFIXES)}")
-    check_output(args.output, "-o")
-    check_plot(args.plot)
-    if args.plot and (args.metric is None or args.x is None):
-        raise UsageError("--plot: give the --metric to draw and the --x parameter")
-    inputs = Inputs(args)
-    spec = _spec(inputs, args.spec)
+    _check_options(args)
+    spec = _spec(Inputs(args), args.spec)
     base = _scenario(spec, args.spec)
-    axes = spec.get("scenarios", spec.get("axes"))
+    axes, study = spec.get("scenarios", spec.get("axes")), spec.get("study", "schedule")
     try:
-        result = ksched.sweep(base, axes, spec.get("study", "schedule"),
-                              executor="ray" if args.ray else None, workers=args.workers,
-                              ray_address=args.ray if args.ray not in (None, "local") else None,
-                              output=args.output, resume=not args.fresh,
-                              progress=sys.stderr.isatty())
+        if args.plot:
+            _check_plot_request(study, axes, args)
+        result = ksched.sweep(
+            base, axes, study, executor="ray" if args.ray else None, workers=args.workers,
+            ray_address=args.ray if args.ray not in (None, "local") else None,
+            output=args.output, resume=not args.fresh, progress=sys.stderr.isatty())
         if args.plot:
             result.plot(args.metric, args.x, args.by, path=args.plot)
     except ArgumentError as exc:
         raise UsageError(f"{named(args.spec)}: {exc}") from None
     failed = len(result.failed)
     if args.output is None:
-        sys.stdout.write(str(result) + "\n")
+        sys.stdout.write(str(result) + "\n\n")
     else:
         note = f", {failed} failed (see the error column)" if failed else ""
         sys.stdout.write(f"{len(result)} scenarios{note}: {args.output}\n")
+    sys.stdout.write(summary_table(result).to_text() + "\n")
     return 1 if failed else 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse, before reading anything, an output or plot that cannot be written."""
+    from ksched.sweep.store import OUTPUT_SUFFIXES
+    from ksched.sweep.store import check_output as check_table
+
+    if args.output is not None:
+        if Path(args.output).suffix.lower() not in OUTPUT_SUFFIXES:
+            raise UsageError(f"-o {args.output}: expected a file ending in "
+                             f"{', '.join(OUTPUT_SUFFIXES)}")
+        check_output(args.output, "-o")
+        try:
+            check_table(args.output)  # its journal too, and pyarrow for Parquet
+        except ArgumentError as exc:
+            raise UsageError(f"-o {args.output}: {exc}") from None
+    _check_plot_options(args)
+
+
+def _check_plot_options(args: argparse.Namespace) -> None:
+    """Refuse a ``--plot`` ksched cannot write, without what it draws or without
+    matplotlib."""
+    check_plot(args.plot)
+    if args.plot and (args.metric is None or args.x is None):
+        raise UsageError("--plot: give the --metric to draw and the --x parameter")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise UsageError("--plot: matplotlib is not installed: pip install 'ksched[plot]'")
+
+
+def _check_plot_request(study: Any, axes: Any, args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, a ``--metric`` the study never gives and an ``--x`` or
+    ``--by`` that is not a parameter of the grid."""
+    from ksched.sweep import grid
+    from ksched.sweep.params import kind_of
+    from ksched.sweep.studies import METRICS, check_metric
+
+    names = list(dict.fromkeys(p for params in grid({} if axes is None else axes)
+                               for p in params))
+    for option, value in (("x", args.x), ("by", args.by)):
+        if value is not None and value not in names:
+            raise ArgumentError(f"{option}: no parameter {value!r} (parameters: "
+                                f"{', '.join(names) or 'none'})")
+    if isinstance(study, str) and study in METRICS:
+        moves = any(kind_of(n) in ("without", "node_count") for n in names)
+        check_metric(study, args.metric, moves)
 
 
 def add_parsers(sub: Any) -> None:
@@ -148,8 +197,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--fresh", action="store_true",
                    help="ignore the results of an earlier run of the same sweep")
     p.add_argument("--plot", metavar="FILE", help="draw --metric against --x (a line per "
-                                                  "value of --by) into FILE.png, .svg or .html")
+                                                  "combination of the other parameters, --by "
+                                                  "first) into FILE.png, .svg or .html")
     p.add_argument("--metric", help="the metric to plot (e.g. unschedulable)")
     p.add_argument("--x", help="the parameter on the plot's x axis")
-    p.add_argument("--by", help="a parameter: one line per value")
+    p.add_argument("--by", help="the parameter the legend names first")
     p.set_defaults(func=_sweep)

@@ -302,7 +302,7 @@ class ScheduleOne:
         if len(feasible) == 1:
             chosen = int(feasible[0])
         else:
-            chosen = (tie_breaker or TieBreaker()).choose(max_nodes)
+            chosen = int(feasible[(tie_breaker or TieBreaker()).select(totals)])
         base.update(pre_score_skipped=skipped_scores, raw_scores=raw,
                     normalized_scores=normalized, scores=weighted, totals=totals,
                     max_nodes=max_nodes)

@@ -2,10 +2,12 @@
 
 ``round-robin`` is ``findMaxScores`` + ``lastNodeIndex`` of kube-scheduler v1.10-v1.14: a running
 index, kept across pods, picks among the tied nodes in list order. ``random`` draws uniformly
-(what v1.15-v1.34's reservoir sampling did, and what upstream PR 141024 restores; v1.35 without
-extenders takes whichever tied node its score heap puts first) from a seeded generator: each
-selection among several tied nodes takes the next value of a pre-drawn stream, so the
-object-level path and the compiled loop consume the very same draws.
+(what v1.15-v1.34's reservoir sampling did, and what upstream PR 141024 restores) from a seeded
+generator: each selection among several tied nodes takes the next value of a pre-drawn stream,
+so the object-level path and the compiled loop consume the very same draws. ``heap`` is
+v1.35.4's own order: ``schedulePod`` puts the scored feasible list (in walk order) into a
+``container/heap`` by total and takes its top (:func:`ksched.kernels.select.heap_precedes`);
+it keeps no state.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ksched.constants import TIE_BREAKS
 from ksched.kernels import select
 
-TIE_BREAKS = ("round-robin", "random")
-ROUND_ROBIN, RANDOM = select.ROUND_ROBIN, select.RANDOM
+ROUND_ROBIN, RANDOM, HEAP = select.ROUND_ROBIN, select.RANDOM, select.HEAP
 _DRAW_LIMIT = 1 << 62
 
 
@@ -66,14 +68,10 @@ class TieBreaker:
             self.state[at] = counters[at]
 
     def select(self, totals: npt.NDArray[np.int64]) -> int:
-        """``selectHost``: the position in ``totals`` of the chosen top-score node."""
+        """``selectHost``: the position in ``totals`` (the scored feasible list, in walk
+        order) of the chosen top-score node. Round-robin advances its index on every call,
+        as ``selectHost`` did, even when one node has the top score."""
         totals = np.asarray(totals, dtype=np.int64)
         if self.code == RANDOM and np.count_nonzero(totals == totals.max()) > 1:
             self.reserve(1)
         return int(select.select_host(totals, self.code, self.draws, self.state))
-
-    def choose(self, max_nodes: npt.NDArray[np.int64]) -> int:
-        """Pick from ``max_nodes`` (the top-score nodes, in feasible-list order). Round-robin
-        advances its index on every call, as ``selectHost`` did, even when one node has the
-        top score."""
-        return int(max_nodes[self.select(np.zeros(len(max_nodes), dtype=np.int64))])

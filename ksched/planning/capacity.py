@@ -1,9 +1,24 @@
 """Max fit: how many more copies of a pod template the cluster takes (cluster-capacity's
 question), answered with kube-scheduler's own decisions.
 
-Copies of each template (``<name>-<k>``, ``k`` from 0) are scheduled one after another with the
-full semantics of :func:`ksched.schedule_batch` until the first copy that does not fit
-(cluster-capacity's rule) or the template's limit. Two ways give the answer:
+Copies of each template (``<name>-<k>``, ``k`` from 0, skipping the numbers whose name a pod of
+the cluster has in that namespace: a template ``web`` beside StatefulSet pods ``web-3`` makes
+``web-0``, ``web-1``, ``web-2``, ``web-4``, ...) are scheduled one after another with the full
+semantics of :func:`ksched.schedule_batch` until the first copy that does not fit
+(cluster-capacity's rule) or the template's limit. A template's ``spec.nodeName`` and status
+are cleared, as cluster-capacity's pod generator clears them.
+
+Several templates: ``order`` (:data:`ORDERS`) says how they share the cluster:
+
+- ``"independent"`` (the default): each template alone on the cluster as given, as if it were
+  the only one (the answers do not add up: each may use the same free capacity);
+- ``"fill"``: each template until it stops, in the given order, on what the ones before left;
+- ``"interleave"``: one copy of each in turn, a template dropping out when it stops (the
+  round-robin that cluster-capacity's report attributes copies by, ``i % len(templates)``).
+
+The stop reason is the scheduler's full condition message for the first copy that did not fit
+(:mod:`ksched.planning.capacity_reason`): the diagnosis and what PostFilter adds.
+Two ways give the answer:
 
 - **closed form** (``method="closed-form"``): when every filter that applies to the template is
   node-local (no topology spread constraints, no pod (anti-)affinity on the template, no bound
@@ -19,7 +34,7 @@ full semantics of :func:`ksched.schedule_batch` until the first copy that does n
   changes it (the placements before a cut are those of the longer list: ``schedule_batch``
   places pods in order). The first run's length is an upper bound (the closed form's resource
   count with only the static filters, plus one) under the default profile, else 1024, doubled
-  while every copy fits.
+  while every copy fits; never more than :data:`ksched.limits.MAX_PODS` copies of a template.
 """
 
 from __future__ import annotations
@@ -36,7 +51,7 @@ import numpy.typing as npt
 from ksched.api import Pod
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError, KschedError
-from ksched.explain import explain
+from ksched.explain import Explanation, explain
 from ksched.framework.capabilities import FilterKind, filter_kind, is_node_static_filter
 from ksched.inputs import (
     as_cluster,
@@ -44,22 +59,27 @@ from ksched.inputs import (
     as_pod,
     check_profile,
     check_progress,
+    check_seed,
+    check_tie_break,
     node_from_template,
 )
+from ksched.io import is_client_model
+from ksched.limits import MAX_NODES, MAX_PODS, check_count
 from ksched.planning.capacity_report import (
     LIMIT_REACHED,
+    ORDERS,
     CapacityReport,
     CapacityResult,
     fail_counts,
 )
+from ksched.planning.capacity_reason import closed_form_message, condition_message
 from ksched.planning.headroom import displace, selected_nodes
 from ksched.plugins import IN_TREE_REGISTRY
 from ksched.pod_table import PodTable
 from ksched.resources import pod_requests, request_vector
 from ksched.state import ClusterState, host_ports
 
-#: ``order`` values: fill each template in turn, or alternate one copy each.
-ORDERS = ("fill", "interleave")
+
 #: Where nodes without the ``by`` label are counted.
 NO_LABEL = "<none>"
 #: The default profile's filters whose verdict on a node does not change as copies are added:
@@ -80,16 +100,50 @@ FIRST_RUN = 1024
 
 @attrs.frozen
 class _Template:
+    """A template, its limit, and the copy numbers whose names pods of the cluster hold."""
+
     pod: Pod
     limit: int | None
+    taken: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
+
+    def suffixes(self, count: int) -> npt.NDArray[np.int64]:
+        """int64[count]: the numbers of the first ``count`` copies (taken ones skipped)."""
+        numbers = np.arange(count + len(self.taken), dtype=np.int64)
+        return numbers[~np.isin(numbers, self.taken)][:count]
+
+    def copy(self, k: int) -> Pod:
+        """The ``k``-th copy (from 0), named ``<name>-<number>``."""
+        return self.pod.renamed(f"{self.pod.name}-{int(self.suffixes(k + 1)[k])}")
+
+
+@attrs.frozen
+class _Run:
+    """How the copies are scheduled: as ``schedule_batch`` takes it, and the ``by`` label."""
+
+    profile: Any
+    tie_break: str
+    seed: Any
+    by: str | None
+    progress: Callable[[int], None] | None
+
+
+def _with_taken(state: ClusterState, items: Sequence[_Template]) -> list[_Template]:
+    """``items`` with the copy numbers that running pods' names hold (``web-3`` holds 3 for
+    a template ``web`` in its namespace)."""
+    wanted = {(t.pod.namespace, f"{t.pod.name}-") for t in items}
+    taken: dict[tuple[str, str], set[int]] = collections.defaultdict(set)
+    for pod in state.pods:
+        head, sep, tail = pod.name.rpartition("-")
+        if sep and (pod.namespace, head + "-") in wanted and tail.isascii() \
+                and tail.isdigit() and str(int(tail)) == tail:
+            taken[(pod.namespace, head + "-")].add(int(tail))
+    return [attrs.evolve(t, taken=np.array(sorted(taken[(t.pod.namespace, f"{t.pod.name}-")]),
+                                           dtype=np.int64)) for t in items]
 
 
 def _check_limit(value: Any, where: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ArgumentError(f"{where}: must be a non-negative integer or None, got {value!r}")
-    return int(value)
+    """A copy limit: ``None`` (none) or a count up to :data:`~ksched.limits.MAX_PODS`."""
+    return None if value is None else check_count(value, where, MAX_PODS)
 
 
 def _is_pair(item: Any) -> bool:
@@ -97,19 +151,28 @@ def _is_pair(item: Any) -> bool:
             and (item[1] is None or isinstance(item[1], numbers.Number)))
 
 
+def _is_single(templates: Any) -> bool:
+    """Whether ``templates`` is one template (a pod in any form, or a pair), not a list."""
+    return (isinstance(templates, Pod | Mapping | str | bytes) or is_client_model(templates)
+            or _is_pair(templates) or not isinstance(templates, Iterable))
+
+
+def _pending(pod: Pod) -> Pod:
+    """The template as cluster-capacity's pod generator copies it: no node, no status."""
+    if not pod.node_name and pod.start_time is None and not pod.nominated_node_name:
+        return pod
+    return attrs.evolve(pod.with_status(None, ""), node_name="")
+
+
 def _templates(templates: Any, max_limit: int | None) -> list[_Template]:
     """``templates`` as (pod, limit) pairs; a template without a limit gets ``max_limit``."""
-    if isinstance(templates, Pod | Mapping) or _is_pair(templates) or not isinstance(
-            templates, Iterable) or isinstance(templates, str | bytes):
+    if _is_single(templates):
         templates = [templates]
     out = []
     for i, item in enumerate(templates):
         where = f"templates[{i}]"
         pod, limit = item if _is_pair(item) else (item, None)
-        pod = as_pod(pod, where)
-        if pod.node_name:
-            raise ArgumentError(f"{where}: pod {pod.key} is bound to node {pod.node_name!r}; "
-                                "a template must be pending")
+        pod = _pending(as_pod(pod, where))
         limit = _check_limit(limit, f"{where} limit")
         out.append(_Template(pod, max_limit if limit is None else limit))
     if not out:
@@ -145,16 +208,16 @@ def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
     if isinstance(add_nodes, str | bytes | Mapping) or not isinstance(add_nodes, Iterable):
         raise ArgumentError(f"add_nodes: expected (node, count) pairs, "
                             f"got {type(add_nodes).__name__}")
-    new = []
+    pairs = []
     for i, item in enumerate(add_nodes):
         if not (isinstance(item, tuple) and len(item) == 2):
             raise ArgumentError(f"add_nodes[{i}]: expected a (node, count) pair, "
                                 f"got {type(item).__name__}")
-        template, count = as_node(item[0], f"add_nodes[{i}]"), item[1]
-        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
-            raise ArgumentError(f"add_nodes[{i}]: count: expected an integer >= 0, "
-                                f"got {count!r}")
-        new += [node_from_template(template, f"{template.name}-{k}") for k in range(count)]
+        pairs.append((as_node(item[0], f"add_nodes[{i}]"),
+                      check_count(item[1], f"add_nodes[{i}]: count", MAX_NODES)))
+    check_count(sum(count for _, count in pairs), "add_nodes: nodes in all", MAX_NODES)
+    new = [node_from_template(template, f"{template.name}-{k}")
+           for template, count in pairs for k in range(count)]
     if not new:
         return cluster
     taken = set(cluster.node_index).intersection(n.name for n in new)
@@ -170,9 +233,10 @@ def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
 
 def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | None = None,
              exclude_nodes: Iterable[str] = (), profile: Any = None, by: str | None = None,
-             order: str = "fill", add_nodes: Iterable[tuple[Any, int]] = (),
+             order: str = "independent", add_nodes: Iterable[tuple[Any, int]] = (),
              remove_nodes: str | Iterable[str] | None = None,
-             progress: Callable[[int], None] | None = None) -> CapacityReport:
+             progress: Callable[[int], None] | None = None, tie_break: str = "round-robin",
+             seed: Any = None) -> CapacityReport:
     """How many copies of each template the cluster takes, as kube-scheduler places them.
 
     Parameters
@@ -181,22 +245,29 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
         (never modified).
     templates : one template or a list; each a pod (any form :func:`ksched.inputs.as_pod`
         takes) or a ``(pod, limit)`` pair.
-    max_limit : the limit of each template without its own (``None``: none).
+    max_limit : the limit of each template without its own (``None``: none). Limits are at
+        most :data:`ksched.limits.MAX_PODS` (10,000,000).
     exclude_nodes : names of nodes to leave out: the cluster is rebuilt from its records
         without them and their pods (``report.state`` lacks them too).
     profile : a :class:`~ksched.Profile` or :class:`~ksched.config.SchedulerConfig`, as
         ``schedule_batch`` takes it (the closed form is used with the default profile only).
     by : a node label key: per template, the copies per value of that label.
-    order : ``"fill"``: each template until it stops, in the given order; ``"interleave"``:
-        one copy of each in turn, a template dropping out when it stops.
+    order : how several templates share the cluster (:data:`ORDERS`): ``"independent"``
+        (default) each alone on the cluster as given; ``"fill"`` each until it stops, in the
+        given order; ``"interleave"`` one copy of each in turn, a template dropping out when
+        it stops. The report names it (``report.order``).
     add_nodes : ``(node, count)`` pairs, a what-if: ``count`` new nodes made from each template
-        (a Node record or manifest; named ``<name>-<k>``, with that hostname label).
+        (a Node record or manifest; named ``<name>-<k>``, with that hostname label); at most
+        :data:`ksched.limits.MAX_NODES` (1,000,000) in all.
     remove_nodes : a what-if, unlike ``exclude_nodes``: these nodes (``"key=value"``, ``"key in
         (a,b)"`` or node names) go away and their pods are re-placed on the rest first, as
         :func:`ksched.headroom`'s ``without`` does (``report.displaced`` tells what moved and
         what no longer fits); the copies are counted after that.
     progress : optional callable ``progress(n)`` told as the loop schedules copies (e.g. a
         tqdm ``update``; the closed form needs none).
+    tie_break, seed : how the loop breaks ties between equal-scoring nodes, as
+        :func:`ksched.schedule_batch` takes them (one of
+        :data:`ksched.constants.TIE_BREAKS`). The closed form's counts do not depend on it.
 
     Returns
     -------
@@ -214,32 +285,44 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     (12, '0/3 nodes are available: 3 Insufficient cpu.')
     """
     max_limit = _check_limit(max_limit, "max_limit")
-    if order not in ORDERS:
+    if not isinstance(order, str) or order not in ORDERS:
         raise ArgumentError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
     if by is not None and (not isinstance(by, str) or not by):
         raise ArgumentError(f"by: must be a node label key (a non-empty string), got {by!r}")
-    profile, progress = check_profile(profile), check_progress(progress)
+    run = _Run(check_profile(profile), check_tie_break(tie_break), check_seed(seed), by,
+               check_progress(progress))
     state = _with_added(_without(as_cluster(cluster), exclude_nodes), add_nodes)
     items = _templates(templates, max_limit)
     displaced = None
     if remove_nodes is not None:
         displaced = displace(state, selected_nodes(state, remove_nodes, "remove_nodes"),
-                             profile)
+                             run.profile)
         state = displaced.state
-    report = _report(state, items, order, profile, by, progress)
+    report = _ordered(state, _with_taken(state, items), order, run)
     return attrs.evolve(report, displaced=displaced)
 
 
-def _report(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
-            by: str | None, progress: Callable[[int], None] | None) -> CapacityReport:
+def _ordered(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
+             ) -> CapacityReport:
+    """The report in ``order``: ``"independent"`` runs each template alone on ``state``
+    (``report.state`` is then ``state`` itself)."""
+    if order != "independent" or len(items) == 1:
+        return attrs.evolve(_report(state, items, "fill" if order == "independent" else order,
+                                    run), order=order)
+    results = tuple(_report(state, [t], "fill", run).results[0] for t in items)
+    return CapacityReport(results, run.by, _const(state), order=order)
+
+
+def _report(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
+            ) -> CapacityReport:
     """The closed form where it holds and succeeds, else the loop."""
-    if profile is None and (order == "fill" or len(items) == 1) \
+    if run.profile is None and (order == "fill" or len(items) == 1) \
             and _closed_form_holds(state, items):
         try:
-            return _closed_form(state, items, by)
+            return _closed_form(state, items, run.by)
         except KschedError:  # a cycle ends in an error (say, a bad preferred term): the loop
             pass             # reports it as schedule_batch does
-    return _loop(state, items, order, profile, by, progress)
+    return _loop(state, items, order, run)
 
 
 def _closed_form_holds(state: ClusterState, items: Sequence[_Template]) -> bool:
@@ -259,18 +342,17 @@ def _node_local(pod: Pod) -> bool:
 # =========================================================================== closed form
 
 
-def _copy(pod: Pod, k: int) -> Pod:
-    return pod.renamed(f"{pod.name}-{k}")
-
-
 def _request_vector(state: ClusterState, pod: Pod) -> npt.NDArray[np.int64]:
     """The pod's effective request per column of ``state`` (the pod slot counts 1)."""
     return request_vector(pod_requests(pod), state.resource_names)
 
 
-def _static_open(state: ClusterState, pod: Pod, zero: frozenset[str]) -> npt.NDArray[np.bool_]:
-    """bool[n_nodes]: the nodes no filter in ``zero`` rejects, from one explained cycle."""
-    why = explain(state, pod, percentage_of_nodes_to_score=100)
+def _static_open(state: ClusterState, pod: Pod, zero: frozenset[str],
+                 why: Explanation | None = None) -> npt.NDArray[np.bool_]:
+    """bool[n_nodes]: the nodes no filter in ``zero`` rejects, from one explained cycle
+    (``why``, else run here)."""
+    if why is None:
+        why = explain(state, pod, percentage_of_nodes_to_score=100)
     if why.pre_filter_plugin and why.pre_filter_plugin not in zero:
         return np.ones(state.num_nodes, dtype=np.bool_)  # may pass once other pods are placed
     index = state.node_index
@@ -308,27 +390,44 @@ def _closed_form(state: ClusterState, items: Sequence[_Template], by: str | None
     state = state.widened_for([t.pod for t in items])
     free = state.allocatable - state.requested
     placed: list[npt.NDArray[np.int64]] = []
-    for t in items:
+    stops: list[Callable[[], str]] = []
+    for i, t in enumerate(items):
+        why = explain(state, t.pod, percentage_of_nodes_to_score=100)
         request = _request_vector(state, t.pod)
-        counts = per_node_capacity(free, request, _static_open(state, t.pod, _CLOSED_FORM_ZERO),
+        counts = per_node_capacity(free, request,
+                                   _static_open(state, t.pod, _CLOSED_FORM_ZERO, why),
                                    bool(host_ports(t.pod)))
         free = free - counts[:, None] * request
         placed.append(counts)
+        exact = _Memo(lambda i=i: _bind_counts(state, items[:i + 1], placed[:i + 1]))
+        stops.append(_Memo(_closed_form_stop(state, items[:i + 1], int(counts.sum()), why,
+                                             free, exact)))
     after = _Memo(lambda: _bind_counts(state, items, placed))
     results = []
-    for i, (t, counts) in enumerate(zip(items, placed)):
+    for t, counts, stop in zip(items, placed, stops):
         on_nodes = {state.node_names[n]: int(counts[n]) for n in np.flatnonzero(counts)}
-        upto = after if i == len(items) - 1 else _Memo(
-            lambda i=i: _bind_counts(state, items[:i + 1], placed[:i + 1]))
-        stop = _Memo(_explained(upto, _copy(t.pod, int(counts.sum()))))
         results.append(CapacityResult(t.pod, int(counts.sum()), on_nodes,
                                       _by(state, on_nodes, by), "closed-form", t.limit, stop))
     return CapacityReport(tuple(results), by, after)
 
 
-def _explained(state: Callable[[], ClusterState], pod: Pod) -> Callable[[], str]:
-    """The diagnosis of ``pod`` on ``state()``, computed when called."""
-    return lambda: explain(state(), pod).message
+def _closed_form_stop(state: ClusterState, items: Sequence[_Template], count: int,
+                      why: Explanation, free: npt.NDArray[np.int64],
+                      exact: Callable[[], ClusterState]) -> Callable[[], str]:
+    """The last template's stop reason, computed when called: worded from the arrays
+    (:func:`~ksched.planning.capacity_reason.closed_form_message`), else from the simulator
+    on the cluster with the copies bound (when the closed form cannot word it, or when a
+    template before has a lower priority: its copies could be preemption victims)."""
+    t = items[-1]
+    pod = t.copy(count)
+
+    def stop() -> str:
+        message = None
+        if all(u.pod.priority >= t.pod.priority for u in items[:-1]):
+            message = closed_form_message(state, pod, why, free, STATIC_FILTERS)
+        return message if message is not None else condition_message(exact(), pod)
+
+    return stop
 
 
 class _Memo:
@@ -349,7 +448,10 @@ def _bind_counts(state: ClusterState, items: Sequence[_Template],
     bindings, names = [], state.node_names
     for t, counts in zip(items, placed):
         nodes = np.repeat(np.arange(len(counts)), counts).tolist()
-        bindings += [(_copy(t.pod, k), names[n]) for k, n in enumerate(nodes)]
+        suffixes = t.suffixes(len(nodes)).tolist()
+        prefix = f"{t.pod.name}-"
+        bindings += [(t.pod.renamed(prefix + str(k)), names[n])
+                     for k, n in zip(suffixes, nodes)]
     return state.bind(bindings) if bindings else state
 
 
@@ -396,37 +498,48 @@ def _sequence(counts: Sequence[int], order: str) -> tuple[np.ndarray, np.ndarray
 
 
 def _copies(items: Sequence[_Template], templates: np.ndarray, copies: np.ndarray) -> PodTable:
-    """The copies, named as :func:`_copy` names them: a table of one spec row per template
-    (the pods are made only when read)."""
+    """The copies, named as :meth:`_Template.copy` names them: a table of one spec row per
+    template (the pods are made only when read)."""
     prefixes = [f"{t.pod.name}-" for t in items]
-    names = [prefixes[t] + str(k) for t, k in zip(templates.tolist(), copies.tolist())]
+    numbers = [t.suffixes(int(copies[templates == i].max(initial=-1)) + 1).tolist()
+               for i, t in enumerate(items)]
+    names = [prefixes[t] + str(numbers[t][k])
+             for t, k in zip(templates.tolist(), copies.tolist())]
     pods = [t.pod for t in items]
     return PodTable.from_columns(
         pods, templates, names, uids=[pods[t].uid for t in templates.tolist()],
         creation_times=[pods[t].creation_time for t in templates.tolist()])
 
 
-def _loop(state: ClusterState, items: Sequence[_Template], order: str, profile: Any,
-          by: str | None, progress: Callable[[int], None] | None = None) -> CapacityReport:
+def _loop(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
+          ) -> CapacityReport:
     """One ``schedule_batch`` over the copies, cut after each template's first failure."""
-    caps = [_upper_bound(state, t.pod) if profile is None else None for t in items]
+    caps = [_upper_bound(state, t.pod) if run.profile is None else None for t in items]
     counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
     while True:
         templates, copies = _sequence(counts, order)
-        result = schedule_batch(state, _copies(items, templates, copies), profile=profile,
-                                progress=progress)
+        table = _copies(items, templates, copies)
+        result = schedule_batch(state, table, profile=run.profile, progress=run.progress,
+                                tie_break=run.tie_break, seed=run.seed)
         failed = _first_failures(templates, copies, result.node_rows, len(items))
         wanted = [_wanted(c, f, t.limit, cap)
                   for c, f, t, cap in zip(counts, failed, items, caps)]
         if wanted == counts:
             break
         counts = wanted
-    return _loop_report(state, items, templates, copies, result, failed, by)
+    return _loop_report(state, items, (templates, copies, table), result, failed, run)
 
 
 def _first_count(limit: int | None, cap: int | None) -> int:
     bound = FIRST_RUN if cap is None else cap
-    return bound if limit is None else min(limit, bound)
+    return min(bound, _loop_limit(limit))
+
+
+def _loop_limit(limit: int | None) -> int:
+    """The most copies the loop schedules: the template's limit, else
+    :data:`~ksched.limits.MAX_PODS` (a cluster with room for more stops there, its stop
+    reason ``limit reached``)."""
+    return MAX_PODS if limit is None else limit
 
 
 def _wanted(count: int, failed: int | None, limit: int | None, cap: int | None) -> int:
@@ -434,10 +547,7 @@ def _wanted(count: int, failed: int | None, limit: int | None, cap: int | None) 
     until the limit."""
     if failed is not None:
         return failed + 1
-    if limit is not None and count >= limit:
-        return count
-    grown = max(2 * count, FIRST_RUN)
-    return grown if limit is None else min(grown, limit)
+    return min(max(2 * count, FIRST_RUN), _loop_limit(limit))
 
 
 def _first_failures(templates: np.ndarray, copies: np.ndarray, node_rows: np.ndarray,
@@ -451,9 +561,10 @@ def _first_failures(templates: np.ndarray, copies: np.ndarray, node_rows: np.nda
     return failed
 
 
-def _loop_report(state: ClusterState, items: Sequence[_Template], templates: np.ndarray,
-                 copies: np.ndarray, result: Any, failed: Sequence[int | None],
-                 by: str | None) -> CapacityReport:
+def _loop_report(state: ClusterState, items: Sequence[_Template],
+                 sequence: tuple[np.ndarray, np.ndarray, PodTable], result: Any,
+                 failed: Sequence[int | None], run: _Run) -> CapacityReport:
+    templates, copies, table = sequence
     rows, names = result.node_rows, result.state.node_names
     results = []
     for i, t in enumerate(items):
@@ -462,14 +573,32 @@ def _loop_report(state: ClusterState, items: Sequence[_Template], templates: np.
                                        return_counts=True)
         order = np.argsort(first, kind="stable")  # nodes as the copies first reached them
         on_nodes = {names[int(used[j])]: int(count[j]) for j in order.tolist()}
-        reason = LIMIT_REACHED
+        stop = _const(LIMIT_REACHED)
         if failed[i] is not None:
             at = int(np.flatnonzero(mine & (copies == failed[i]))[0])
-            reason = result.reasons[int(result.reason_codes[at])]
+            stop = _Memo(_loop_stop(state, table, result, at, run.profile))
         results.append(CapacityResult(t.pod, sum(on_nodes.values()), on_nodes,
-                                      _by(state, on_nodes, by), "loop", t.limit,
-                                      _const(reason)))
-    return CapacityReport(tuple(results), by, _const(result.state))
+                                      _by(state, on_nodes, run.by), "loop", t.limit, stop))
+    return CapacityReport(tuple(results), run.by, _const(result.state))
+
+
+def _loop_stop(state: ClusterState, table: PodTable, result: Any, at: int, profile: Any
+               ) -> Callable[[], str]:
+    """The stop reason of the copy at ``at``, computed when called: the simulator's
+    condition message on the cluster as it was then (the copies placed before it bound)."""
+    def stop() -> str:
+        rows = result.node_rows
+        placed = np.flatnonzero(rows >= 0)
+        before = placed[placed < at]
+        if len(before) == len(placed):
+            then = result.state
+        else:
+            names = state.node_names
+            then = state.bind([(table[int(j)], names[int(rows[j])]) for j in before])
+        fallback = result.reasons[int(result.reason_codes[at])]
+        return condition_message(then, table[at], profile, fallback)
+
+    return stop
 
 
 def _const(value: Any) -> Callable[[], Any]:

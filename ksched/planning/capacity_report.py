@@ -5,22 +5,26 @@ next copy did not fit; as text, JSON-ready dicts, and cluster-capacity's
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from ksched.api import Pod
 from ksched.planning.headroom import Displacement
-from ksched.quantity import canonical
-from ksched.resources import pod_requests
 from ksched.state import ClusterState
 
-__all__ = ["LIMIT_REACHED", "CapacityReport", "CapacityResult", "fail_counts"]
+__all__ = ["LIMIT_REACHED", "ORDERS", "CapacityReport", "CapacityResult", "fail_counts"]
 
 #: The stop reason of a template that reached its limit.
 LIMIT_REACHED = "limit reached"
+#: How several templates share the cluster (``capacity(order=...)``), each with what it
+#: means; the CLI's help and the report's text say the same.
+ORDERS = {
+    "independent": "each template alone on the cluster as given (answers do not add up)",
+    "fill": "each template until it stops, in the given order, on what the ones before left",
+    "interleave": "one copy of each template in turn, a template dropping out when it stops",
+}
 _REASON = re.compile(r"(\d+) (.+?)(?=, \d+ |\.$|\. )")
 
 
@@ -74,14 +78,17 @@ class CapacityResult:
 @attrs.frozen(eq=False)
 class CapacityReport:
     """What :func:`capacity` found: one :class:`CapacityResult` per template, in input
-    order, and the cluster after the copies were placed (``state``; built on first use for a
-    closed-form answer)."""
+    order, how the templates shared the cluster (``order``, one of :data:`ORDERS`), and the
+    cluster after the copies were placed (``state``; built on first use for a closed-form
+    answer; with ``order="independent"`` and several templates, the cluster as given, each
+    template having been counted alone)."""
 
     results: tuple[CapacityResult, ...]
     by_label: str | None
     _state: Callable[[], ClusterState] = attrs.field(repr=False)
     #: What ``remove_nodes`` displaced (``None``: no nodes were removed).
     displaced: Displacement | None = None
+    order: str = "independent"
 
     @property
     def state(self) -> ClusterState:
@@ -102,39 +109,31 @@ class CapacityReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the total, per template its result, and the resources after."""
-        out = {"replicas": self.replicas, "by_label": self.by_label,
+        out = {"replicas": self.replicas, "order": self.order, "by_label": self.by_label,
                "templates": [r.to_dict() for r in self.results],
                "resources": self.resources()}
         if self.displaced is not None:
             out["displaced"] = self.displaced.to_dict()
         return out
 
-    def to_cluster_capacity(self) -> dict[str, Any]:
-        """cluster-capacity's ``ClusterCapacityReview`` (``pkg/framework/report.go``, its JSON
-        field names): the templates and their requirements, the total replicas, the last
-        template's stop as ``failReason`` (split at the first colon of cluster-capacity's stop
-        reason, ``Unschedulable: <message>`` or ``LimitReached: Maximum number of pods
-        simulated: N``), and per template its replicas per node and fail summary."""
-        last = self.results[-1] if self.results else None
-        return {
-            "kind": "ClusterCapacityReview",
-            "spec": {"templates": [_template_dict(r.template) for r in self.results],
-                     "podRequirements": [_requirements(r.template) for r in self.results]},
-            "status": {
-                "creationTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "replicas": self.replicas,
-                "failReason": None if last is None else _fail_reason(last),
-                "pods": [{"podName": r.template.name,
-                          "replicasOnNodes": [{"nodeName": n, "replicas": c}
-                                              for n, c in r.replicas_on_nodes.items()],
-                          "failSummary": [{"reason": k, "count": c}
-                                          for k, c in r.fail_counts.items()]}
-                         for r in self.results]}}
+    def to_cluster_capacity(self, manifests: Sequence[Mapping[str, Any]] | None = None,
+                            max_limit: int = 0) -> dict[str, Any]:
+        """cluster-capacity's ``ClusterCapacityReview``, field for field
+        (:func:`ksched.planning.cluster_capacity.review`): ``manifests`` are the templates'
+        Pod manifests (default: made from the records' name, namespace and labels);
+        ``max_limit`` is written as ``spec.replicas`` (0: unlimited)."""
+        from ksched.planning.cluster_capacity import review
+
+        if manifests is None:
+            manifests = [_template_dict(r.template) for r in self.results]
+        return review(self, manifests, max_limit)
 
     def __str__(self) -> str:
         rows = [("TEMPLATE", "REPLICAS", "METHOD", "STOP REASON")] + [
             (r.template.key, str(r.replicas), r.method, r.stop_reason) for r in self.results]
         lines = _table(rows)
+        if len(self.results) > 1:
+            lines += ["", f"order: {self.order}: {ORDERS[self.order]}"]
         if self.by_label is not None:
             values = sorted({v for r in self.results for v in r.by})
             rows = [(self.by_label.upper(), *(r.template.name for r in self.results))] + [
@@ -151,37 +150,16 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _template_dict(pod: Pod) -> dict[str, Any]:
+    """A manifest of what the record keeps of a template's identity (the CLI passes the
+    manifest it read instead)."""
+    containers = [{"name": c.name, "image": c.image, "resources": {"requests": {
+        name: f"{value}m" if name == "cpu" else str(value)
+        for name, value in c.requests.items() if value}}} for c in pod.containers]
+    spec: dict[str, Any] = {"containers": containers}
+    if pod.node_selector is not None:
+        spec["nodeSelector"] = dict(pod.node_selector)
     return {"metadata": {"name": pod.name, "namespace": pod.namespace,
-                         "labels": dict(pod.labels)}}
-
-
-#: cluster-capacity's ``PrimaryResources`` (the rest are ``ScalarResources``): name -> binary.
-_PRIMARY = {"cpu": False, "memory": True, "storage": True, "ephemeral-storage": True}
-
-
-def _requirements(pod: Pod) -> dict[str, Any]:
-    """cluster-capacity's ``Requirements`` of a template: its requests as quantities."""
-    requests = pod_requests(pod)
-    primary = {name: _quantity(requests.get(name, 0), binary)
-               for name, binary in _PRIMARY.items()}
-    scalar = {name: int(v) for name, v in requests.items() if name not in _PRIMARY}
-    return {"podName": pod.name,
-            "resources": {"primaryResources": primary, "scalarResources": scalar or None},
-            "nodeSelectors": dict(pod.node_selector or {}) or None}
-
-
-def _quantity(value: int, binary: bool) -> str:
-    """``Quantity.String()`` of milli-cpu (``binary`` False) or bytes."""
-    if not binary:
-        return canonical(f"{value}m")
-    return canonical(f"{value // 1024}Ki") if value % 1024 == 0 else str(value)
-
-
-def _fail_reason(result: CapacityResult) -> dict[str, str]:
-    if result.limit_reached:
-        return {"failType": "LimitReached",
-                "failMessage": f"Maximum number of pods simulated: {result.limit}"}
-    return {"failType": "Unschedulable", "failMessage": result.stop_reason}
+                         "labels": dict(pod.labels)}, "spec": spec}
 
 
 def fail_counts(message: str) -> dict[str, int]:

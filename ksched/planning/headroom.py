@@ -1,7 +1,7 @@
 """Headroom and fragmentation: how full the cluster is, per node, per label value and in
 total; how many copies of a reference pod fit by resources alone and how much free capacity is
-stranded for it; how balanced utilisation is; and what no longer fits when nodes are lost
-(N-1, zone loss), re-placed through the simulator's cycle with preemption.
+stranded for it; how balanced utilisation is; and, with ``without``, what happens when nodes
+are lost (N-1, zone loss: :mod:`ksched.planning.zone_loss`).
 
 Everything but the zone-loss run is vectorized over ``ClusterState.allocatable`` /
 ``requested`` (int64[N, R]); rows are built only when a report is read.
@@ -9,7 +9,6 @@ Everything but the zone-loss run is vectorized over ``ClusterState.allocatable``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,19 +16,28 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from ksched.errors import ArgumentError
+from ksched.errors import ArgumentError, KschedError
+from ksched.explain import explain
+from ksched.framework.capabilities import is_node_static_filter
 from ksched.inputs import as_cluster, as_pod
-from ksched.resources import pod_requests, request_vector
-from ksched.simulator import BOUND, PREEMPTED, UNSCHEDULABLE, Event, Simulator
+from ksched.plugins import IN_TREE_REGISTRY
+from ksched.resources import is_extended_resource, pod_requests, request_vector
+from ksched.planning.zone_loss import (
+    Displaced,
+    Displacement,
+    Victim,
+    displace,
+    selected_nodes,
+)
 from ksched.state import ABSENT, ClusterState
 
-__all__ = ["Displaced", "Displacement", "HeadroomReport", "Usage", "Victim", "displace",
-           "fits_and_stranded", "headroom", "selected_nodes"]
+__all__ = ["Displaced", "Displacement", "HeadroomReport", "Usage", "Victim", "could_host",
+           "displace", "fits_and_stranded", "headroom", "human", "scaled", "selected_nodes",
+           "unit"]
 
 #: The group of nodes that lack the ``by`` label.
 NO_LABEL = "<none>"
 PODS = "pods"
-_SELECTOR = re.compile(r"^\s*([^\s=!,()]+)\s*(?:==?\s*([^\s=,()]*)|\s+in\s+\(([^()]*)\))\s*$")
 
 
 # ---------------------------------------------------------------------------- report records
@@ -73,67 +81,6 @@ class Usage:
         return record
 
 
-@attrs.frozen
-class Displaced:
-    """A pod of a removed node, re-placed: ``outcome`` is ``"placed"`` (on ``node``),
-    ``"pending"`` (with the scheduler's ``reason``) or ``"preempted"`` (placed, then evicted
-    by a displaced pod of higher priority)."""
-
-    pod: str
-    priority: int
-    from_node: str
-    outcome: str
-    node: str | None = None
-    reason: str = ""
-
-
-@attrs.frozen
-class Victim:
-    """A pod that was running on a remaining node and was preempted by ``by``."""
-
-    pod: str
-    node: str
-    by: str
-
-
-@attrs.frozen(eq=False)
-class Displacement:
-    """What removing ``removed_nodes`` does: each displaced pod's fate, the running pods
-    preempted for them, and ``state``, the remaining cluster afterwards. DaemonSet pods of
-    the removed nodes go with their nodes and are counted in ``daemon_pods``."""
-
-    removed_nodes: tuple[str, ...]
-    pods: tuple[Displaced, ...]
-    victims: tuple[Victim, ...]
-    daemon_pods: int
-    state: ClusterState = attrs.field(repr=False)
-    wall_seconds: float = 0.0
-
-    @property
-    def placed(self) -> tuple[Displaced, ...]:
-        return tuple(d for d in self.pods if d.outcome == "placed")
-
-    @property
-    def pending(self) -> tuple[Displaced, ...]:
-        """The displaced pods that no longer fit (or were preempted again)."""
-        return tuple(d for d in self.pods if d.outcome != "placed")
-
-    def __str__(self) -> str:
-        """One summary line, then a line per displaced pod that no longer fits and per
-        running pod preempted."""
-        lines = [f"without {len(self.removed_nodes)} node(s): {len(self.pods)} pod(s) "
-                 f"displaced, {len(self.placed)} placed, {len(self.pending)} no longer fit, "
-                 f"{len(self.victims)} preempted"]
-        lines += [f"  pending {p.pod} (from {p.from_node}): {p.reason}" for p in self.pending]
-        lines += [f"  preempted {v.pod} on {v.node} by {v.by}" for v in self.victims]
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"removed_nodes": list(self.removed_nodes), "daemon_pods": self.daemon_pods,
-                "pods": [attrs.asdict(d) for d in self.pods],
-                "victims": [attrs.asdict(v) for v in self.victims]}
-
-
 @attrs.frozen(eq=False)
 class HeadroomReport:
     """Headroom of a cluster, held as arrays; rows are made when read.
@@ -159,6 +106,40 @@ class HeadroomReport:
     fits_per_node: npt.NDArray[np.int64] | None = attrs.field(default=None, repr=False)
     stranded_per_node: npt.NDArray[np.int64] | None = attrs.field(default=None, repr=False)
     displaced: Displacement | None = None
+    #: bool[N]: the nodes that could host the reference pod (``None`` without one).
+    hosts: npt.NDArray[np.bool_] | None = attrs.field(default=None, repr=False)
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The resources some node has or some pod requests (the text leaves out the rest)."""
+        used = (self.allocatable != 0).any(axis=0) | (self.requested != 0).any(axis=0)
+        return tuple(r for j, r in enumerate(self.resources) if used[j])
+
+    @property
+    def extended(self) -> tuple[str, ...]:
+        """The extended resources (GPUs and the like) some node has."""
+        return tuple(r for r in self.shown if is_extended_resource(r))
+
+    def fragmentation(self, rows: npt.NDArray[np.bool_] | None = None
+                      ) -> dict[str, dict[str, int]]:
+        """Per extended resource (GPUs ...), over the nodes ``rows`` (default all): ``free``;
+        ``whole_free_nodes`` (nodes that have it and none of it requested) and
+        ``whole_free`` (their amount); with a reference pod, ``fragmented``: the free amount
+        on nodes that could host the reference but take no copy now (free GPUs that the
+        reference cannot use)."""
+        rows = np.ones(len(self.node_names), dtype=np.bool_) if rows is None else rows
+        out = {}
+        for r in self.extended:
+            j = self.resources.index(r)
+            alloc, free = self.allocatable[rows, j], self.free[rows, j]
+            whole = (alloc > 0) & (self.requested[rows, j] == 0)
+            entry = {"free": int(np.maximum(free, 0).sum()),
+                     "whole_free_nodes": int(whole.sum()), "whole_free": int(alloc[whole].sum())}
+            if self.fits_per_node is not None:
+                stuck = self.hosts[rows] & (self.fits_per_node[rows] == 0)
+                entry["fragmented"] = int(np.maximum(free[stuck], 0).sum())
+            out[r] = entry
+        return out
 
     @property
     def free(self) -> npt.NDArray[np.int64]:
@@ -242,7 +223,13 @@ class HeadroomReport:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the rows, the balance, the reference's fits and stranded capacity,
         and the zone-loss outcome."""
+        fragmentation = {"total": self.fragmentation()} | {
+            name: self.fragmentation(self.group_of == g)
+            for g, name in enumerate(self.group_names) if self.by is not None}
         return {"by": self.by, "reference": self.reference, "resources": list(self.resources),
+                "units": {r: unit(r) for r in self.resources},
+                "fragmentation": fragmentation,
+                "hosts": None if self.hosts is None else int(self.hosts.sum()),
                 "nodes": [u.to_record() for u in self.nodes],
                 "groups": [u.to_record() for u in self.groups],
                 "total": self.total.to_record(), "balance": self.balance,
@@ -250,14 +237,21 @@ class HeadroomReport:
                 "displaced": None if self.displaced is None else self.displaced.to_dict()}
 
     def __str__(self) -> str:
+        """A table in cores, GiB and counts (resources no node has left out), the balance,
+        the reference's fits and stranded capacity, and the extended resources'
+        fragmentation."""
         rows = [*self.groups, self.total] if self.by else [*self.nodes, self.total]
-        lines = [_table(rows, self.resources, self.fits_per_node is not None)]
-        lines.append("balance (std-dev of utilisation): " + ", ".join(
-            f"{r} {v:.3f}" for r, v in self.balance.items()))
+        shown = self.shown
+        lines = [_table(rows, shown, self.fits_per_node is not None)]
+        balance = self.balance
+        lines.append("balance (std-dev of utilisation, 0 = even): " + ", ".join(
+            f"{r} {balance[r]:.3f}" for r in shown))
         if self.fits_per_node is not None:
-            stranded = ", ".join(f"{r} {v}" for r, v in self.stranded.items() if v)
-            lines.append(f"reference {self.reference}: {self.fits} fit; stranded: "
-                         f"{stranded or 'none'}")
+            stranded = ", ".join(human(r, v) for r, v in self.stranded.items() if v)
+            lines.append(f"reference {self.reference}: {self.fits} copies fit on "
+                         f"{int(self.hosts.sum())} node(s) that could host it; stranded "
+                         f"there (free, but another resource is short): {stranded or 'none'}")
+        lines += _fragmentation_lines(self)
         if self.displaced is not None:
             lines.append(str(self.displaced))
         return "\n".join(lines)
@@ -278,7 +272,9 @@ def headroom(cluster: Any, *, reference: Any = None, by: str | None = None,
         copies fit by resources alone (min over its requested resources of free // request,
         and free pod slots), and the capacity stranded for it.
     by : a node label key (``"topology.kubernetes.io/zone"``): rows per label value, nodes
-        without it under ``"<none>"``.
+        without it under ``"<none>"``. With ``without``, the values are those of the cluster
+        before the loss: a value whose nodes are all removed keeps its row, with 0 nodes and
+        0 capacity.
     without : ``"key=value"``, ``"key in (a,b)"`` or a list of node names: these nodes are
         removed, their pods re-placed on the rest (highest priority first, then as listed)
         through :class:`ksched.simulator.Simulator`, with preemption; the report describes
@@ -297,24 +293,62 @@ def headroom(cluster: Any, *, reference: Any = None, by: str | None = None,
     cluster = as_cluster(cluster, "cluster")
     by = _check_by(cluster, by)
     ref = None if reference is None else as_pod(reference, "reference")
+    groups = _groups(cluster, by)
     displaced = None
     if without is not None:
         displaced = displace(cluster, selected_nodes(cluster, without), profile)
+        groups = groups[0], groups[1][_rows_in(cluster, displaced.state)]
         cluster = displaced.state
-    return _report(cluster, ref, by, displaced)
+    return _report(cluster, ref, by, groups, displaced)
+
+
+def _rows_in(before: ClusterState, after: ClusterState) -> np.ndarray:
+    """int64[after's N]: each node of ``after`` as a row of ``before``."""
+    index = before.node_index
+    return np.fromiter((index[name] for name in after.node_names), dtype=np.int64,
+                       count=after.num_nodes)
 
 
 def _report(cluster: ClusterState, ref: Any, by: str | None,
+            groups: tuple[tuple[str, ...], np.ndarray],
             displaced: Displacement | None) -> HeadroomReport:
-    group_names, group_of = _groups(cluster, by)
-    fits = stranded = None
+    group_names, group_of = groups
+    fits = stranded = hosts = None
     if ref is not None:
-        fits, stranded = fits_and_stranded(cluster.allocatable, cluster.requested,
-                                           _request_vector(cluster, ref))
+        request = _request_vector(cluster, ref)
+        hosts = could_host(cluster, ref, request)
+        fits, stranded = fits_and_stranded(cluster.allocatable, cluster.requested, request,
+                                           hosts)
     return HeadroomReport(
         tuple(cluster.resource_names), cluster.node_names, cluster.allocatable,
         cluster.requested, by, group_names, group_of,
-        None if ref is None else ref.key, fits, stranded, displaced)
+        None if ref is None else ref.key, fits, stranded, displaced, hosts)
+
+
+def could_host(cluster: ClusterState, pod: Any, request: np.ndarray) -> np.ndarray:
+    """bool[N]: the nodes that could host ``pod`` were they empty: allocatable covers every
+    requested resource (a CPU-only node never hosts a GPU pod) and no node-static filter
+    (unschedulable, taints, node affinity and selector, node name) rejects it."""
+    if request.size and request[0] < 0:  # a resource no node has
+        return np.zeros(cluster.num_nodes, dtype=np.bool_)
+    big = (cluster.allocatable >= request).all(axis=1)
+    try:
+        why = explain(cluster, pod, percentage_of_nodes_to_score=100)
+    except KschedError:
+        return big
+    static = _static_filters()
+    open_ = np.ones(cluster.num_nodes, dtype=np.bool_)
+    index = cluster.node_index
+    for row in why.nodes:
+        if not row.feasible and row.plugin in static:
+            open_[index[row.node]] = False
+    return big & open_
+
+
+def _static_filters() -> frozenset[str]:
+    """The in-tree filters whose verdict on a node no placement changes."""
+    return frozenset(name for name, plugin in IN_TREE_REGISTRY.items()
+                     if is_node_static_filter(plugin))
 
 
 # ---------------------------------------------------------------------------- vectorized parts
@@ -342,8 +376,8 @@ def _request_vector(cluster: ClusterState, pod: Any) -> np.ndarray:
     return request_vector(requests, cluster.resource_names)
 
 
-def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: np.ndarray,
+                      hosts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Copies of one pod shape per node, and the stranded free capacity.
 
     Parameters
@@ -351,24 +385,30 @@ def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: n
     allocatable, requested : int64[N, R].
     request : int64[R], the pod's requests (pods = 1); all -1 when it asks for a resource
         no node has.
+    hosts : bool[N], the nodes that could host the pod at all (default: all); stranded
+        capacity is counted on these only (the CPU of a CPU-only node is not stranded for a
+        GPU pod: it never could use it).
 
     Returns
     -------
     fits : int64[N], min over requested resources of free // request (NodeResourcesFit's
         resource check, by resources alone).
-    stranded : int64[N, R], on nodes where no copy fits, the free amount of each resource
-        that alone would allow a copy (the capacity another resource's exhaustion strands).
+    stranded : int64[N, R], on ``hosts`` where no copy fits, the free amount of each
+        resource that alone would allow a copy (the capacity another resource's exhaustion
+        strands).
     """
     free = np.maximum(allocatable - requested, 0)
     n = free.shape[0]
     if request.size and request[0] < 0:
-        return np.zeros(n, dtype=np.int64), free.copy()
+        return np.zeros(n, dtype=np.int64), np.zeros_like(free)
     asked = request > 0
     if not asked.any():
         return np.zeros(n, dtype=np.int64), np.zeros_like(free)
     per = free[:, asked] // request[asked]
     fits = per.min(axis=1).astype(np.int64)
     alone = (free >= request) & (free > 0)
+    if hosts is not None:
+        alone &= hosts[:, None]
     stranded = np.where(alone & (fits == 0)[:, None], free, 0)
     return fits, stranded
 
@@ -398,107 +438,65 @@ def _groups(cluster: ClusterState, by: str | None) -> tuple[tuple[str, ...], np.
     return tuple(names[g] for g in order), rank[inverse.reshape(-1)]
 
 
-# ---------------------------------------------------------------------------- node loss
-
-
-def selected_nodes(cluster: ClusterState, nodes: Any, argument: str = "without") -> np.ndarray:
-    """int64 rows of the nodes that ``nodes`` names: a selector (``"key=value"``, ``"key in
-    (a,b)"``) or node names, checked; errors name ``argument``."""
-    if isinstance(nodes, str):
-        return _selected_rows(cluster, nodes, argument)
-    if not isinstance(nodes, Iterable):
-        raise ArgumentError(f"{argument}: expected a label selector or node names, got "
-                            f"{type(nodes).__name__}")
-    rows = []
-    for i, name in enumerate(nodes):
-        if not isinstance(name, str):
-            raise ArgumentError(f"{argument}[{i}]: expected a node name, got "
-                                f"{type(name).__name__}")
-        row = cluster.node_index.get(name)
-        if row is None:
-            raise ArgumentError(f"{argument}[{i}]: node {name!r} not found")
-        rows.append(int(row))
-    if not rows:
-        raise ArgumentError(f"{argument}: names no node")
-    return np.unique(np.asarray(rows, dtype=np.int64))
-
-
-def _selected_rows(cluster: ClusterState, selector: str, argument: str) -> np.ndarray:
-    match = _SELECTOR.match(selector)
-    if match is None:
-        raise ArgumentError(f"{argument}: malformed selector {selector!r}: expected "
-                            f"\"key=value\" or \"key in (v1,v2)\"")
-    key, value, values = match.groups()
-    wanted = [value] if values is None else [v.strip() for v in values.split(",") if v.strip()]
-    column = cluster.label_column(key)
-    ids = [cluster.vocab.get(v) for v in wanted]
-    rows = (np.flatnonzero(np.isin(cluster.labels[:, column], ids)) if column >= 0
-            else np.zeros(0, dtype=np.int64))
-    if not rows.size:
-        raise ArgumentError(f"{argument}: selector {selector!r} matches no node")
-    return rows.astype(np.int64)
-
-
-def _is_daemon(pod: Any) -> bool:
-    return pod.controller is not None and pod.controller[1] == "DaemonSet"
-
-
-def displace(cluster: ClusterState, removed: np.ndarray, profile: Any = None) -> Displacement:
-    """Remove the nodes at rows ``removed``; re-place their pods (DaemonSet pods excepted)
-    on the rest through the simulator, highest priority first, with preemption."""
-    gone = np.zeros(cluster.num_nodes, dtype=np.bool_)
-    gone[removed] = True
-    on_gone = gone[np.asarray(cluster.pod_node)]
-    pods = cluster.pods
-    keep_nodes = [cluster.nodes[int(i)] for i in np.flatnonzero(~gone)]
-    keep_pods = [pods[int(i)] for i in np.flatnonzero(~on_gone)]
-    moved = [pods[int(i)] for i in np.flatnonzero(on_gone)]
-    daemons = sum(map(_is_daemon, moved))
-    moved = sorted((p for p in moved if not _is_daemon(p)), key=lambda p: -p.priority)
-    remaining = ClusterState.from_records(keep_nodes, keep_pods, namespaces=cluster.namespaces,
-                                          objects=cluster.objects)
-    pending = [attrs.evolve(p.with_status(None, ""), node_name="") for p in moved]
-    result = Simulator(remaining, profile=profile).run(
-        [Event(0.0, "create", pod=p) for p in pending])
-    fates, victims = _fates(result.decisions, {p.key for p in moved})
-    from_node = {p.key: p.node_name for p in moved}
-    displaced = tuple(Displaced(p.key, p.priority, from_node[p.key], *fates[p.key])
-                      for p in moved)
-    return Displacement(tuple(cluster.node_names[int(i)] for i in removed), displaced,
-                        tuple(victims), int(daemons), result.state, result.wall_seconds)
-
-
-def _fates(decisions: Sequence[Any], moved: set[str]
-           ) -> tuple[dict[str, tuple[str, str | None, str]], list[Victim]]:
-    """Each displaced pod's last outcome (placed / pending / preempted) and the running pods
-    preempted, from the simulator's decisions."""
-    fates: dict[str, tuple[str, str | None, str]] = {}
-    victims: list[Victim] = []
-    for d in decisions:
-        if d.pod in moved:
-            if d.outcome == BOUND:
-                fates[d.pod] = ("placed", d.node, "")
-            elif d.outcome == UNSCHEDULABLE:
-                fates[d.pod] = ("pending", None, d.reason)
-            elif d.outcome == PREEMPTED:
-                fates[d.pod] = ("preempted", None, d.reason)
-        elif d.outcome == PREEMPTED:
-            victims.append(Victim(d.pod, d.node, d.reason.removeprefix("preempted by ")))
-    for key in moved:
-        fates.setdefault(key, ("pending", None, ""))
-    return fates, victims
-
-
 # ---------------------------------------------------------------------------- text
 
 
+#: Resources counted in bytes, shown in GiB.
+_GIB = 1 << 30
+
+
+def unit(resource: str) -> str:
+    """The unit the text shows ``resource`` in: ``cores``, ``GiB`` or a count (``""``)."""
+    if resource == "cpu":
+        return "cores"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return "GiB"
+    return ""
+
+
+def scaled(resource: str, value: int) -> float | int:
+    """``value`` (scheduler units: millicores, bytes, counts) in :func:`unit`'s unit."""
+    kind = unit(resource)
+    if kind == "cores":
+        return value / 1000
+    if kind == "GiB":
+        return value / _GIB
+    return int(value)
+
+
+def _number(resource: str, value: int) -> str:
+    v = scaled(resource, value)
+    return f"{v:,}" if isinstance(v, int) else f"{v:,.1f}"
+
+
+def human(resource: str, value: int) -> str:
+    """``cpu 3.5 cores``, ``memory 12.0 GiB``, ``nvidia.com/gpu 3``."""
+    kind = unit(resource)
+    return f"{resource} {_number(resource, value)}" + (f" {kind}" if kind else "")
+
+
+def _fragmentation_lines(report: HeadroomReport) -> list[str]:
+    """Per extended resource: free, whole free nodes and, with a reference, the free amount
+    it cannot use."""
+    lines = []
+    for r, f in report.fragmentation().items():
+        line = (f"{r}: {f['free']:,} free; {f['whole_free_nodes']:,} node(s) with all of it "
+                f"free ({f['whole_free']:,})")
+        if "fragmented" in f:
+            line += (f"; {f['fragmented']:,} free on nodes that could host "
+                     f"{report.reference} but take no copy now (fragmented)")
+        lines.append(line)
+    return lines
+
+
 def _table(rows: Sequence[Usage], resources: Sequence[str], with_fits: bool) -> str:
-    header = ["name", "nodes"] + [f"{r} used/alloc (%)" for r in resources]
+    header = ["name", "nodes"] + [
+        f"{r} used/alloc" + (f" {unit(r)}" if unit(r) else "") + " (%)" for r in resources]
     if with_fits:
         header.append("fits")
     body = [[u.name, str(u.nodes)] + [
-        f"{u.requested[r]}/{u.allocatable[r]} ({u.percent[r]:.1f}%)" for r in resources]
-        + ([str(u.fits)] if with_fits else []) for u in rows]
+        f"{_number(r, u.requested[r])}/{_number(r, u.allocatable[r])} ({u.percent[r]:.1f}%)"
+        for r in resources] + ([str(u.fits)] if with_fits else []) for u in rows]
     widths = [max(len(line[j]) for line in [header, *body]) for j in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
                      for line in [header, *body])

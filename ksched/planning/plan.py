@@ -1,71 +1,58 @@
-"""Node-type what-ifs: how many nodes of which given types make every pending pod schedule.
+"""Node-type what-ifs: how many nodes of which given types make every pending pod schedule,
+at the lowest price.
 
-:func:`plan` answers in two steps:
+:func:`plan` answers in two steps (details in the modules named):
 
-1. **Lower bound** (``scipy.optimize.milp``): integer counts ``n_t >= 0`` of each type with,
-   for every resource ``r`` the pods request (cpu, memory, the pod slots, extended
-   resources), ``sum_t n_t * alloc_t[r] >= max(0, demand[r] - free[r])``; ``free`` is the
-   unused allocatable of the existing schedulable (not cordoned) nodes, and ``alloc_t`` is a
-   new node's allocatable less the requests of the DaemonSet pods that would land on it.
-   The objective is the total price (several optima: the fewest nodes among them) or, with no
-   prices, the node count. The bound ignores where a pod may go (node selectors, affinity,
-   taints, spreading, host ports): it is exact only for pods that fit every type; the next
-   step makes the answer right.
-2. **Verification by exact scheduling**: the cluster with the new nodes (named
-   ``<type>-plan-<k>``, hostname label set, DaemonSet pods bound to them) gets every pending
-   pod through :func:`ksched.schedule_batch` (DaemonSet pods of the existing nodes first). While
-   some pod fails, nodes of the cheapest type the first failing pod fits on (judged by
-   scheduling it alone on a one-node cluster of that type; ties: the given order) are added:
-   as many as the failing pods that fit that type need by their summed requests (at least
-   one; a lower bound for them, since placed pods stay where they are).
-   Then nodes are taken away one at a time (the type added last first) while everything still
-   schedules, until one node fewer of any chosen type leaves a pod out.
+1. **Lower bound** (:mod:`ksched.planning.plan_bound`, ``scipy.optimize.milp``): pods are
+   grouped by spec; each group may use only the node types the scheduler places one of its
+   pods on (a one-node cluster of each type, its DaemonSet pods bound) and the existing nodes
+   on which it passes every filter but the resource ones; the integer program then buys the
+   cheapest nodes whose room, with the existing nodes' unused room, holds every group's
+   requests. Pods that fit no type are listed apart (:attr:`PlanReport.unschedulable`) and
+   left out of the bound.
+2. **Exact search** (:mod:`ksched.planning.plan_search`): from the bound's counts, the
+   scheduler itself (:func:`ksched.schedule_batch` of every pending pod on the cluster with
+   the new nodes) judges each candidate: grow until every pod that fits some type is placed,
+   bisect each type, then take single moves (one node fewer, one node swapped for a cheaper
+   type) while one keeps everything placed.
 
-Pods that fit no type are reported in :attr:`PlanReport.unschedulable` with each type's
-reason, and do not count as failures in step 2.
+The report gives the cost, the bound, the gap between them and, for the gap, which pods fail
+with one node fewer of each type and why. A budget (``max_nodes``, ``max_cost``,
+``time_limit``) stops the search; the report then says so and is not :attr:`complete`.
+New node ``k`` of type ``t`` is named ``<t>-plan-<k>``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
-from ksched.api import Node, Pod
-from ksched.engine import Result, schedule_batch
+from ksched.api import Node, Pod, PriorityClass
+from ksched.engine import Placement, Result
 from ksched.errors import ArgumentError
-from ksched.inputs import as_cluster, as_node, as_pods, check_progress, node_from_template
-from ksched.io import iter_manifests
+from ksched.inputs import as_cluster, as_node, as_pods, check_progress
+from ksched.io import admit_priorities, iter_manifests
+from ksched.limits import MAX_NODES, check_count
+from ksched.planning import plan_bound
+from ksched.planning.plan_model import Groups, Planner, Unfit, Workloads, pinned_to_existing
+from ksched.planning.plan_search import Budget, OutOfBudget, Search, Trial
 from ksched.planning.workloads import CONTROLLER_KINDS, expand_workloads
-from ksched.resources import pod_requests
 from ksched.state import ClusterState
 
 __all__ = ["PlanReport", "Unfit", "plan"]
 
-#: The pod-slot resource: every pod takes one.
-_PODS = "pods"
+#: :attr:`PlanReport.status` values.
+COMPLETE, OUT_OF_BUDGET, UNFIT = "complete", "out of budget", "some pods fit no type"
 
 
 # =========================================================================== report
-
-
-@attrs.frozen
-class Unfit:
-    """A pending pod that no node type takes even on a node of its own.
-
-    Attributes
-    ----------
-    pod : the pod.
-    reasons : node type name -> the scheduler's message on a one-node cluster of that type.
-    """
-
-    pod: Pod
-    reasons: dict[str, str]
 
 
 @attrs.frozen(eq=False)
@@ -74,77 +61,146 @@ class PlanReport:
 
     Attributes
     ----------
-    bound : node type name -> count, the integer program's lower bound (``None`` when it has
-        no solution: some requested resource no type provides).
-    nodes : node type name -> count verified by exact scheduling.
+    bound : node type name -> count, the integer program's answer (``None``: no solution).
+    bound_cost : a proven lower bound on the price of any plan (without prices: on the node
+        count); ``None`` without a bound.
+    nodes : node type name -> count, judged by exact scheduling.
     prices : node type name -> price per node (empty without prices).
-    result : the verifying :func:`ksched.schedule_batch` result (new nodes included).
-    unschedulable : the pods no type fits, with the reasons.
-    message : why the search stopped short (``max_nodes`` reached), else ``""``.
-    schedules : how many full verification schedules were run.
+    result : the last exact schedule of ``nodes`` (new nodes included).
+    unschedulable : pending pods that fit no type and were not placed, with each type's
+        reason; and DaemonSet pods that do not fit the new nodes of a type the plan buys.
+    failed : pods that fit some type but were not placed: only when the search stopped on
+        its budget.
+    message : why the search stopped short, else ``""``.
+    schedules : exact schedules run.
+    local_minimum : no single move (one node fewer, one node swapped for a cheaper type, one
+        node added for the fewest nodes of another type that pay for it) keeps every pod
+        placed: checked by exact scheduling.
+    fewer : node type name -> (pods that fail with one node of it fewer, the first few of
+        them as (pod, the scheduler's reason)): why the plan does not go down to the bound.
+    seconds : the time the plan took.
     """
 
     bound: dict[str, int] | None
+    bound_cost: float | None
     nodes: dict[str, int]
     prices: dict[str, float]
     result: Result
-    unschedulable: tuple[Unfit, ...]
+    unschedulable: tuple[Unfit, ...] = ()
+    failed: tuple[Placement, ...] = ()
     message: str = ""
     schedules: int = 0
+    local_minimum: bool = False
+    fewer: dict[str, tuple[int, tuple[tuple[str, str], ...]]] = attrs.field(factory=dict)
+    seconds: float = 0.0
 
     @property
     def placements(self) -> tuple:
-        """The verifying schedule's placements (pending pods, DaemonSet pods first)."""
+        """The final schedule's placements (pending pods, DaemonSet pods first)."""
         return self.result.placements
 
     @property
-    def cost(self) -> float | None:
-        """The verified nodes' total price (``None`` without prices)."""
-        return _cost(self.nodes, self.prices) if self.prices else None
+    def cost(self) -> float:
+        """The nodes' total price (without prices: the node count)."""
+        return _cost(self.nodes, self.prices)
 
     @property
-    def bound_cost(self) -> float | None:
-        """The bound's total price (``None`` without prices or without a bound)."""
-        return _cost(self.bound, self.prices) if self.prices and self.bound is not None else None
+    def gap(self) -> float | None:
+        """``cost - bound_cost`` (``None`` without a bound)."""
+        return None if self.bound_cost is None else self.cost - self.bound_cost
+
+    @property
+    def status(self) -> str:
+        """``"complete"``, ``"out of budget"`` (the search stopped on a limit) or ``"some
+        pods fit no type"`` (everything else is placed)."""
+        if self.message:
+            return OUT_OF_BUDGET
+        return UNFIT if self.unschedulable else COMPLETE
 
     @property
     def complete(self) -> bool:
-        """Every pending pod schedules with the verified nodes."""
-        return not self.result.unschedulable
+        """Every pending pod is placed, within the budget."""
+        return self.status == COMPLETE
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: bound, verified counts, costs, the unschedulable pods and reasons."""
-        return {"bound": None if self.bound is None else dict(self.bound),
+        """JSON-ready: counts, costs, the gap and its reasons, the pods left out."""
+        return {"status": self.status, "complete": self.complete, "message": self.message,
+                "bound": None if self.bound is None else dict(self.bound),
                 "nodes": dict(self.nodes), "prices": dict(self.prices), "cost": self.cost,
-                "bound_cost": self.bound_cost, "complete": self.complete,
-                "scheduled": len(self.result.scheduled),
-                "pending": len(self.result.placements), "message": self.message,
+                "bound_cost": self.bound_cost, "gap": self.gap,
+                "local_minimum": self.local_minimum,
+                "pending": len(self.result.placements),
+                "scheduled": len(self.result.placements) - len(self.result.unschedulable),
+                "failed": [{"pod": p.pod.key, "reason": p.reason} for p in self.failed],
                 "unschedulable": [{"pod": u.pod.key, "reasons": dict(u.reasons)}
-                                  for u in self.unschedulable]}
+                                  for u in self.unschedulable],
+                "fewer": {t: {"failing": n, "examples": [{"pod": k, "reason": r}
+                                                         for k, r in shown]}
+                          for t, (n, shown) in self.fewer.items()},
+                "schedules": self.schedules, "seconds": round(self.seconds, 3)}
 
     def __str__(self) -> str:
+        lines = _table(self._rows())
+        lines.append(self._totals())
+        lines += self._gap_lines()
+        lines += [f"fits no type: {u.pod.key}: " + "; ".join(
+            f"{t}: {r}" for t, r in u.reasons.items()) for u in self.unschedulable]
+        lines += [f"not scheduled: {p.pod.key}: {p.reason}" for p in self.failed[:10]]
+        if len(self.failed) > 10:
+            lines.append(f"... and {len(self.failed) - 10} more not scheduled")
+        lines.append(f"status: {self.status}" + (f": {self.message}" if self.message else ""))
+        return "\n".join(lines)
+
+    def _rows(self) -> list[tuple[str, ...]]:
         head = ("NODE TYPE", "BOUND", "NODES") + (("PRICE", "COST") if self.prices else ())
         rows = [head]
         for name, count in self.nodes.items():
             row = (name, "-" if self.bound is None else str(self.bound.get(name, 0)), str(count))
             if self.prices:
                 price = self.prices.get(name, 0.0)
-                row += (f"{price:g}", f"{price * count:g}")
+                row += (f"{price:g}", f"{price * count:,.2f}")
             rows.append(row)
-        lines = _table(rows)
-        total = f"total: {sum(self.nodes.values())} nodes"
+        return rows
+
+    def _totals(self) -> str:
+        pending = len(self.result.placements)
+        placed = pending - len(self.result.unschedulable)
+        unfit = len(self.result.unschedulable) - len(self.failed)
+        daemons = len(self.unschedulable) - unfit
+        text = f"total: {sum(self.nodes.values()):,} new nodes"
         if self.prices:
-            total += f", cost {self.cost:g}"
-        lines.append(total + f"; {len(self.result.scheduled)}/{len(self.result.placements)}"
-                     " pods scheduled")
-        lines += [f"unschedulable {u.pod.key}: " + "; ".join(
-            f"{t}: {r}" for t, r in u.reasons.items()) for u in self.unschedulable]
-        if self.message:
-            lines.append(self.message)
-        return "\n".join(lines)
+            text += f", cost {self.cost:,.2f}"
+        text += f"; {placed:,}/{pending:,} pending pods scheduled"
+        extra = []
+        if self.failed:
+            extra.append(f"{len(self.failed):,} not for want of budget")
+        if unfit:
+            extra.append(f"{unfit:,} fit no node type")
+        if daemons > 0:
+            extra.append(f"{daemons:,} DaemonSet pods fit no new node of their type")
+        return text + (f" ({', '.join(extra)})" if extra else "") + \
+            f"; {self.schedules} exact schedules, {self.seconds:.1f} s"
+
+    def _gap_lines(self) -> list[str]:
+        if self.bound_cost is None or self.message:
+            return []
+        unit = "cost" if self.prices else "nodes"
+        share = f" ({self.gap / self.bound_cost:.1%})" if self.bound_cost > 0 else ""
+        lines = [f"gap: {unit} {self.cost:,.2f} against the bound {self.bound_cost:,.2f}: "
+                 f"+{self.gap:,.2f}{share}; the bound packs pods by their summed requests "
+                 "(no fragmentation, no scheduling order or scores)"]
+        if self.local_minimum:
+            lines.append("local minimum: no single node fewer, no swap for a cheaper type and "
+                         "no trade of cheaper nodes for one dearer keeps every pod scheduled")
+        for name, (failing, shown) in self.fewer.items():
+            lines.append(f"  one {name} fewer: {failing:,} pods fail, e.g. " + "; ".join(
+                f"{key}: {reason}" for key, reason in shown))
+        return lines
 
 
 def _cost(counts: Mapping[str, int], prices: Mapping[str, float]) -> float:
+    if not prices:
+        return float(sum(counts.values()))
     return float(sum(prices.get(t, 0.0) * n for t, n in counts.items()))
 
 
@@ -190,193 +246,66 @@ def _prices(prices: Any, types: Sequence[Node]) -> dict[str, float]:
     return {name: out.get(name, 0.0) for name in names}
 
 
-def _max_nodes(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ArgumentError(f"max_nodes: expected an integer >= 0, got {value!r}")
-    return int(value)
+def _max_cost(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not math.isfinite(value) or value < 0:
+        raise ArgumentError(f"max_cost: expected a finite number >= 0, got {value!r}")
+    return float(value)
 
 
-@attrs.frozen
-class _Workloads:
-    """The pending pods that need no node to expand, and the DaemonSet manifests."""
+def _time_limit(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not math.isfinite(value) or value <= 0:
+        raise ArgumentError(f"time_limit: expected a number of seconds > 0, got {value!r}")
+    return float(value)
 
-    pods: tuple[Pod, ...]
-    objects: tuple
-    daemon_sets: tuple[Mapping[str, Any], ...]
+
+def _priority_classes(value: Any) -> tuple[PriorityClass, ...]:
+    if isinstance(value, PriorityClass | Mapping | str) or not isinstance(value, Iterable):
+        raise ArgumentError("priority_classes: expected a list of PriorityClass records or "
+                            f"manifests, got {type(value).__name__}")
+    return tuple(v if isinstance(v, PriorityClass) else PriorityClass.from_manifest(v)
+                 for v in value)
 
 
-def _workloads(source: Any) -> _Workloads:
+def _workloads(source: Any, classes: Sequence[PriorityClass]) -> Workloads:
+    """The pending pods (priorities admitted with ``classes`` and the workloads' own
+    PriorityClasses), the DaemonSets, the workloads' objects and claims."""
     if isinstance(source, Pod) or (isinstance(source, list | tuple)
                                    and all(isinstance(p, Pod) for p in source)):
-        return _Workloads(as_pods(source, "workloads"), (), ())
+        return Workloads(admit_priorities(as_pods(source, "workloads"), classes))
     manifests = list(iter_manifests(source))
-    pods = [m for m in manifests if m.get("kind") == "Pod"]
-    others = [m for m in manifests if m.get("kind") not in CONTROLLER_KINDS
-              and m.get("kind") != "Pod"]
+    known = set(CONTROLLER_KINDS) | {"Pod", "PriorityClass"}
+    others = [m for m in manifests if m.get("kind") not in known]
     if others:
         kind = others[0].get("kind")
         raise ArgumentError(f"workloads: expected workload manifests or pods, got kind {kind!r}")
+    classes = tuple(classes) + tuple(PriorityClass.from_manifest(m) for m in manifests
+                                     if m.get("kind") == "PriorityClass")
+    pods = [m for m in manifests if m.get("kind") == "Pod"]
     controllers = [m for m in manifests if m.get("kind") in CONTROLLER_KINDS
                    and m.get("kind") != "DaemonSet"]
     expansion = expand_workloads(controllers)
-    return _Workloads(as_pods(pods, "workloads") + expansion.pods, expansion.workloads,
-                      tuple(m for m in manifests if m.get("kind") == "DaemonSet"))
+    return Workloads(admit_priorities(as_pods(pods, "workloads") + expansion.pods, classes),
+                     expansion.workloads,
+                     tuple(m for m in manifests if m.get("kind") == "DaemonSet"),
+                     expansion.claims)
 
 
-# =========================================================================== clusters
-
-
-def _new_node(template: Node, k: int) -> Node:
-    return node_from_template(template, f"{template.name}-plan-{k}")
-
-
-@attrs.frozen(eq=False)
-class _Planner:
-    """The fixed inputs of one :func:`plan` call."""
-
-    cluster: ClusterState
-    types: tuple[Node, ...]
-    prices: dict[str, float]
-    work: _Workloads
-    profile: Any
-
-    def build(self, counts: Mapping[str, int]) -> tuple[ClusterState, tuple[Pod, ...]]:
-        """The cluster with ``counts`` new nodes of each type (their DaemonSet pods bound) and
-        the pending pods: DaemonSet pods of the existing nodes first, then the workloads'."""
-        nodes = list(self.cluster.nodes) + [_new_node(t, k) for t in self.types
-                                            for k in range(counts.get(t.name, 0))]
-        objects = dict(self.cluster.objects)
-        if self.work.objects:
-            objects["workloads"] = tuple(objects.get("workloads", ())) + self.work.objects
-        state = ClusterState.from_records(nodes, tuple(self.cluster.pods),
-                                          dict(self.cluster.namespaces), objects)
-        if not self.work.daemon_sets:
-            return state, self.work.pods
-        daemons = expand_workloads(self.work.daemon_sets, cluster=state).pods
-        existing = set(self.cluster.node_names)
-        on_new = [(p, _pinned_node(p)) for p in daemons if _pinned_node(p) not in existing]
-        pending = tuple(p for p in daemons if _pinned_node(p) in existing)
-        state = state.widened_for([p for p, _ in on_new]).bind(on_new) if on_new else state
-        return state, pending + self.work.pods
-
-    def run(self, counts: Mapping[str, int]) -> Result:
-        state, pods = self.build(counts)
-        return schedule_batch(state, pods, profile=self.profile)
-
-    def daemon_requests(self, template: Node) -> dict[str, int]:
-        """The requests of the DaemonSet pods a new node of ``template``'s type carries."""
-        if not self.work.daemon_sets:
-            return {}
-        one = ClusterState.from_records([_new_node(template, 0)])
-        total: dict[str, int] = {}
-        for pod in expand_workloads(self.work.daemon_sets, cluster=one).pods:
-            for name, value in {**pod_requests(pod), _PODS: 1}.items():
-                total[name] = total.get(name, 0) + value
-        return total
-
-
-def _pinned_node(pod: Pod) -> str:
-    """The node a DaemonSet pod is pinned to (``metadata.name In [node]``)."""
-    return pod.node_affinity.required[0].match_fields[0].values[0]
-
-
-# =========================================================================== lower bound
-
-
-def _shapes(pods: Sequence[Pod]) -> list[tuple[dict[str, int], int]]:
-    """Distinct request vectors of ``pods`` (the pod slot included) with their counts; one
-    ``pod_requests`` per distinct request shape, not per pod."""
-    shapes: dict[tuple, int] = {}
-    for pod in pods:
-        key = (pod.containers, pod.init_containers, pod.overhead, pod.pod_requests)
-        shapes[key] = shapes.get(key, 0) + 1
-    out = []
-    for (containers, init, overhead, level), count in shapes.items():
-        probe = Pod("probe", containers=containers, init_containers=init, overhead=overhead,
-                    pod_requests=level)
-        out.append(({**pod_requests(probe), _PODS: 1}, count))
-    return out
-
-
-def _demand(shapes: Sequence[tuple[dict[str, int], int]],
-            per_node: Sequence[Mapping[str, int]]) -> dict[str, int]:
-    """Total requests of the shapes that fit the effective allocatable of some type (a pod
-    larger than every type is left out: it fits nowhere, see ``PlanReport.unschedulable``)."""
-    total: dict[str, int] = {_PODS: 0}
-    for request, count in shapes:
-        if not any(all(v <= alloc.get(n, 0) for n, v in request.items() if v > 0)
-                   for alloc in per_node):
-            continue
-        for name, value in request.items():
-            total[name] = total.get(name, 0) + value * count
-    return total
-
-
-def _free(cluster: ClusterState, names: Sequence[str]) -> npt.NDArray[np.int64]:
-    """Unused allocatable of the schedulable existing nodes, per resource of ``names``."""
-    open_rows = ~np.asarray(cluster.unschedulable, dtype=bool)
-    free = np.clip(cluster.allocatable[open_rows] - cluster.requested[open_rows], 0, None)
-    sums = free.sum(axis=0)
-    column = {name: j for j, name in enumerate(cluster.resource_names)}
-    return np.array([int(sums[column[n]]) if n in column else 0 for n in names], np.int64)
-
-
-def _lower_bound(planner: _Planner, pods: Sequence[Pod]) -> dict[str, int] | None:
-    """The integer program's counts, or ``None`` when no counts cover the demand."""
-    shapes = _shapes(pods)
-    names = sorted({n for request, _ in shapes for n in request} | {_PODS})
-    alloc = [_effective(t, planner.daemon_requests(t), names) for t in planner.types]
-    demand = _demand(shapes, [dict(zip(names, a)) for a in alloc])
-    need = np.maximum(np.array([demand.get(n, 0) for n in names], np.float64)
-                      - _free(planner.cluster, names), 0.0)
-    per_node = np.array(alloc, np.float64).T  # [R, T]
-    keep = need > 0
-    if not keep.any():
-        return {t.name: 0 for t in planner.types}
-    a, b = per_node[keep], need[keep]
-    if (a.max(axis=1) <= 0).any():
-        return None
-    scale = a.max(axis=1)
-    a, b = a / scale[:, None], b / scale
-    cost = np.array([planner.prices.get(t.name, 1.0) if planner.prices else 1.0
-                     for t in planner.types])
-    counts = _solve(cost, a, b)
-    if counts is not None and planner.prices:
-        total = float(cost @ counts)
-        a2 = np.vstack([a, -cost])
-        b2 = np.append(b, -(total + 1e-9 * max(1.0, total)))
-        counts = _solve(np.ones(len(cost)), a2, b2)
-        if counts is None:  # the second stage lost the optimum to rounding: keep the first
-            counts = _solve(cost, a, b)
-    if counts is None:
-        return None
-    return {t.name: int(c) for t, c in zip(planner.types, counts)}
-
-
-def _solve(cost: npt.NDArray, a: npt.NDArray, lower: npt.NDArray) -> npt.NDArray | None:
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
-    res = milp(cost, constraints=LinearConstraint(a, lower, np.inf),
-               integrality=np.ones(len(cost)), bounds=Bounds(0, np.inf))
-    if res.x is None:
-        return None
-    return np.round(res.x).astype(np.int64)
-
-
-def _effective(template: Node, daemons: Mapping[str, int], names: Sequence[str]) -> list[int]:
-    """A new node's allocatable per resource of ``names``, less its DaemonSet pods'."""
-    return [max(0, int(template.allocatable.get(n, 0)) - int(daemons.get(n, 0)))
-            for n in names]
-
-
-# =========================================================================== verification
+# =========================================================================== the plan
 
 
 def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node | Mapping],
-         *, prices: Mapping[str, float] | None = None, max_nodes: int = 1000,
-         profile: Any = None, progress: Callable[[int], None] | None = None) -> PlanReport:
-    """The fewest (or, with prices, cheapest) new nodes of the given types that make every
-    pending pod schedule, with the integer program's lower bound beside the verified answer.
+         *, prices: Mapping[str, float] | None = None, max_nodes: int | None = None,
+         max_cost: float | None = None, time_limit: float | None = None,
+         profile: Any = None, priority_classes: Iterable[Any] = (),
+         progress: Callable[[int], None] | None = None) -> PlanReport:
+    """The cheapest (without prices: the fewest) new nodes of the given types that make every
+    pending pod schedule, with the integer program's lower bound and the gap between them.
 
     Parameters
     ----------
@@ -384,8 +313,10 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
         The cluster now (anything :func:`ksched.load_cluster` reads); never modified.
     workloads : Any
         Workload manifests (anything :func:`ksched.planning.expand_workloads` reads: a
-        DaemonSet gives one pod per eligible node, new nodes included) or pods (any form
-        :func:`ksched.inputs.as_pods` takes): the pending pods that must all schedule.
+        DaemonSet gives one pod per eligible node, new nodes included; a StatefulSet's
+        volumeClaimTemplates give its claims), PriorityClasses, or pods (any form
+        :func:`ksched.inputs.as_pods` takes): the pending pods that must all schedule, in
+        the order the queue pops them.
     node_types : sequence of Node or Mapping
         Node records or Node manifests used as templates; node ``k`` of type ``t`` is named
         ``<t.name>-plan-<k>`` with that hostname label, other labels, taints and allocatable
@@ -393,13 +324,18 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     prices : Mapping[str, float], optional
         Node type name -> price per node (>= 0; types left out cost 0). Without prices the
         node count is minimised.
-    max_nodes : int, default 1000
-        The most new nodes the search adds.
+    max_nodes : int, optional
+        The most new nodes in all (default and at most :data:`ksched.limits.MAX_NODES`).
+    max_cost : float, optional
+        The highest total price of the new nodes.
+    time_limit : float, optional
+        Seconds for the whole plan; the search stops when they are spent.
     profile : Profile or SchedulerConfig, optional
-        The scheduling profile of the verification (the default one when ``None``).
+        The scheduling profile (the default one when ``None``).
+    priority_classes : iterable of PriorityClass or manifests
+        The cluster's PriorityClasses: pods naming one get its value.
     progress : callable, optional
-        ``progress(1)`` after each verifying ``schedule_batch`` of the search (e.g. a tqdm
-        ``update``).
+        ``progress(1)`` after each exact schedule of the search (e.g. a tqdm ``update``).
 
     Returns
     -------
@@ -409,7 +345,7 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     ------
     ArgumentError
         ``node_types`` empty or holding something else than nodes, a price for an unknown
-        type or a negative price, a bad ``max_nodes`` or ``workloads``.
+        type or a negative price, a bad budget or ``workloads``.
 
     Examples
     --------
@@ -418,129 +354,149 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     ...         for i in range(10)]
     >>> m = Node("m", allocatable={"cpu": "4", "memory": "16Gi", "pods": 110})
     >>> report = plan(ClusterState.from_records([]), pods, [m])
-    >>> report.bound, report.nodes
-    ({'m': 3}, {'m': 3})
+    >>> report.bound, report.nodes, report.status
+    ({'m': 3}, {'m': 3}, 'complete')
     """
+    start = time.monotonic()
     types = _node_types(node_types)
-    planner = _Planner(as_cluster(cluster), types, _prices(prices, types),
-                       _workloads(workloads), profile)
-    limit = _max_nodes(max_nodes)
+    price_map = _prices(prices, types)
+    budget = Budget(_max_nodes(max_nodes), _max_cost(max_cost), _time_limit(time_limit), start)
     progress = check_progress(progress)
-    _, pending = planner.build({})
-    bound = _lower_bound(planner, pending)
-    counts = {t.name: min((bound or {}).get(t.name, 0), limit) for t in types}
-    order = [t.name for t in types for _ in range(counts[t.name])]
-    search = _Search(planner, limit, progress)
-    result, message = search.grow(counts, order)
-    if not message:
-        result = search.shrink(counts, order, result)
-    return PlanReport(bound, dict(counts), planner.prices, result,
-                      tuple(search.unfit.values()), message, search.schedules)
+    classes = _priority_classes(priority_classes)
+    planner = Planner(as_cluster(cluster), types, price_map, _workloads(workloads, classes),
+                      profile)
+    return _Plan(planner, budget, progress).run()
 
 
-class _Search:
-    """The add-then-remove search over node counts (``counts`` and ``order`` change)."""
+def _max_nodes(value: Any) -> int:
+    return MAX_NODES if value is None else check_count(value, "max_nodes", MAX_NODES)
 
-    def __init__(self, planner: _Planner, limit: int,
-                 progress: Callable[[int], None] | None = None) -> None:
-        self.planner = planner
-        self.limit = limit
+
+class _Plan:
+    """One :func:`plan` run: the groups, the bound, the search, the report."""
+
+    def __init__(self, planner: Planner, budget: Budget,
+                 progress: Callable[[int], None] | None) -> None:
+        self.planner, self.budget = planner, budget
+        names = [t.name for t in planner.types]
+        self.prices = np.array([planner.prices[n] if planner.prices else 1.0 for n in names])
+        self.base, self.pending = planner.build({})
+        pinned = pinned_to_existing(self.pending, planner.cluster)
+        self.free_rows = [i for i, p in enumerate(pinned) if not p]
+        self.groups = Groups.of([self.pending[i] for i in self.free_rows])
+        self.fits, self.reasons = planner.type_fit(self.groups)
+        self.alloc = planner.effective(self.groups.resources)
+        self.group_of = np.full(len(self.pending), -1, np.int64)
+        for g, members in enumerate(self.groups.members):
+            self.group_of[[self.free_rows[i] for i in members]] = g
+        fittable_group = self.fits.any(axis=1)
+        self.fittable = (self.group_of >= 0) & fittable_group[self.group_of]
         self.progress = progress
-        self.schedules = 0
-        #: Pod key -> why it fits no type; and per probe shape, the types that take it.
-        self.unfit: dict[str, Unfit] = {}
-        self._fits: dict[Any, tuple[list[str], dict[str, str]]] = {}
-        self._single: dict[str, tuple[ClusterState, tuple[Pod, ...]]] = {}
 
-    def schedule(self, counts: Mapping[str, int]) -> tuple[Result, list[Pod]]:
-        self.schedules += 1
-        result = self.planner.run(counts)
-        if self.progress is not None:
-            self.progress(1)
-        failed = [p.pod for p in result.placements if p.node is None]
-        return result, [p for p in failed if p.key not in self.unfit]
+    def run(self) -> PlanReport:
+        bound = self._bound()
+        search = Search(self.planner, self.fittable, self.prices, self.budget, self._deficit,
+                        self.progress)
+        start = bound.counts if bound.counts is not None else np.zeros(len(self.prices),
+                                                                        np.int64)
+        start = self._clip(start)
+        message, trial, local = "", None, False
+        try:
+            trial, below = search.grow(start)
+            trial = search.bisect(trial, below)
+            trial = search.descend(trial)
+            local = True
+        except OutOfBudget as stop:
+            message = str(stop)
+            trial = search.best or (trial if trial is not None else self._last(search, start))
+        return self._report(bound, search, trial, message, local)
 
-    def grow(self, counts: dict[str, int], order: list[str]) -> tuple[Result, str]:
-        """Add nodes until every pod that fits some type schedules (or the limit)."""
-        while True:
-            result, failed = self.schedule(counts)
-            chosen = self._choose(failed)
-            if chosen is None:
-                return result, ""
-            if sum(counts.values()) >= self.limit:
-                return result, (f"max_nodes reached: {self.limit} new nodes and "
-                                f"{len(failed)} pods still unscheduled")
-            step = min(self._step(chosen, failed), self.limit - sum(counts.values()))
-            counts[chosen] += step
-            order.extend([chosen] * step)
+    def _clip(self, counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """``counts`` scaled down into the budget (the bound may lie beyond it)."""
+        counts = counts.copy()
+        while counts.sum() and not self.budget.fits(counts, self.prices):
+            counts = counts * 9 // 10
+        return counts
 
-    def shrink(self, counts: dict[str, int], order: list[str], result: Result) -> Result:
-        """Remove nodes (the type added last first) while every pod still schedules."""
-        changed = True
-        while changed:
-            changed = False
-            for name in list(dict.fromkeys(reversed(order))):
-                while counts[name] > 0:
-                    counts[name] -= 1
-                    trial, failed = self.schedule(counts)
-                    if failed:
-                        counts[name] += 1
-                        break
-                    del order[len(order) - 1 - order[::-1].index(name)]
-                    result, changed = trial, True
-        return result
+    def _last(self, search: Search, start: npt.NDArray[np.int64]) -> Trial:
+        """The latest trial (the time ran out before the first feasible one)."""
+        if search.trials:
+            return list(search.trials.values())[-1]
+        return Trial(start, self.planner.run(dict(zip([t.name for t in self.planner.types],
+                                                      start.tolist()))),
+                     np.zeros(0, np.int64))
 
-    def _step(self, name: str, failed: Sequence[Pod]) -> int:
-        """Nodes of type ``name`` to add at once: the fewest whose effective allocatable
-        covers the requests of the failing pods that fit the type (at least one; the removal
-        step takes back any surplus)."""
-        template = next(t for t in self.planner.types if t.name == name)
-        daemons = self.planner.daemon_requests(template)
-        shapes = _shapes([p for p in failed if name in self._fit(p)[0]])
-        names = sorted({n for request, _ in shapes for n in request})
-        alloc = dict(zip(names, _effective(template, daemons, names)))
-        demand = _demand(shapes, [alloc])
-        return max([1] + [-(-demand[n] // alloc[n]) for n in names if alloc[n] > 0])
+    def _bound(self) -> plan_bound.Bound:
+        keep = self.fits.any(axis=1)
+        req, counts = self.groups.requests[keep], self.groups.counts[keep]
+        static = self.planner.existing_fit(Groups(
+            tuple(p for p, k in zip(self.groups.probes, keep) if k), (), self.groups.resources,
+            req), self.base)
+        pools = plan_bound.existing_pools(static, self._free(), req)
+        left = self.budget.left()
+        return plan_bound.solve(req, counts, self.fits[keep], self.alloc, self.prices, pools,
+                                None if left is None else max(left / 4, 1.0))
 
-    def _choose(self, failed: Sequence[Pod]) -> str | None:
-        """For the first failing pod that fits some type: the type that holds copies of it
-        at the lowest price per copy (without prices: the most copies per node), the first
-        given on a tie."""
-        for pod in failed:
-            fitting, reasons = self._fit(pod)
-            if fitting:
-                return min(fitting, key=lambda name: self._cost_per_copy(name, pod))
-            self.unfit[pod.key] = Unfit(pod, reasons)
-        return None
+    def _free(self) -> npt.NDArray[np.int64]:
+        """Unused allocatable per existing node and group resource, less the requests of
+        the DaemonSet pods pinned to it; 0 on cordoned nodes."""
+        base = self.base
+        free = np.zeros((base.num_nodes, len(self.groups.resources)), np.int64)
+        column = {name: j for j, name in enumerate(base.resource_names)}
+        for k, name in enumerate(self.groups.resources):
+            if name in column:
+                j = column[name]
+                free[:, k] = base.allocatable[:, j] - base.requested[:, j]
+        pinned = [i for i in range(len(self.pending)) if self.group_of[i] < 0]
+        if pinned:
+            extra = Groups.of([self.pending[i] for i in pinned])
+            for probe, members, wanted in zip(extra.probes, extra.members, extra.requests):
+                node = base.node_index[probe.node_affinity.required[0].match_fields[0]
+                                       .values[0]]
+                for name, value in zip(extra.resources, wanted):
+                    if name in self.groups.resources:
+                        free[node, self.groups.resources.index(name)] -= value * len(members)
+        free[np.asarray(base.unschedulable, dtype=bool)] = 0
+        return np.clip(free, 0, None)
 
-    def _cost_per_copy(self, name: str, pod: Pod) -> float:
-        """Price (1 without prices) over the copies of ``pod`` that one new node of type
-        ``name`` holds by its allocatable less its DaemonSet pods'."""
-        ((request, _),) = _shapes([pod])
-        template = next(t for t in self.planner.types if t.name == name)
-        alloc = _effective(template, self.planner.daemon_requests(template), list(request))
-        copies = min(a // v for a, v in zip(alloc, request.values()) if v > 0)
-        price = self.planner.prices.get(name, 0.0) if self.planner.prices else 1.0
-        return price / max(copies, 1)
+    def _deficit(self, failed: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The cheapest new nodes that hold the ``failed`` pods alone (at least one)."""
+        counts = np.bincount(self.group_of[failed], minlength=len(self.groups.probes))
+        keep = counts > 0
+        bound = plan_bound.solve(self.groups.requests[keep], counts[keep], self.fits[keep],
+                                 self.alloc, self.prices,
+                                 plan_bound.Pools.none(int(keep.sum()),
+                                                       len(self.groups.resources)))
+        step = bound.counts if bound.counts is not None else np.zeros_like(self.prices,
+                                                                          np.int64)
+        if not step.sum():
+            step[int(np.argmin(self.prices))] = 1
+        return step
 
-    def _fit(self, pod: Pod) -> tuple[list[str], dict[str, str]]:
-        key = attrs.evolve(pod, name="probe", uid="", labels={})
-        if key not in self._fits:
-            fitting, reasons = [], {}
-            for t in self.planner.types:
-                state, _ = self._one(t)
-                placement = schedule_batch(state, [pod], profile=self.planner.profile
-                                           ).placements[0]
-                if placement.node is None:
-                    reasons[t.name] = placement.reason
-                else:
-                    fitting.append(t.name)
-            self._fits[key] = (fitting, reasons)
-        return self._fits[key]
+    def _unfit(self, trial: Trial) -> tuple[Unfit, ...]:
+        """Unplaced pods that fit no type, then DaemonSet pods that fit no type bought."""
+        out = []
+        for i in np.flatnonzero(trial.result.node_rows < 0):
+            if not self.fittable[i]:
+                g = self.group_of[i]
+                reasons = self.reasons[g] if g >= 0 else {
+                    t.name: "pinned to an existing node by its DaemonSet"
+                    for t in self.planner.types}
+                out.append(Unfit(self.pending[i], reasons))
+        for t, count in zip(self.planner.types, trial.counts):
+            if count:
+                out += self.planner.daemon_fit(t)[1]
+        return tuple(out)
 
-    def _one(self, template: Node) -> tuple[ClusterState, tuple[Pod, ...]]:
-        """A cluster of one new node of ``template``'s type, its DaemonSet pods bound."""
-        if template.name not in self._single:
-            single = attrs.evolve(self.planner, cluster=ClusterState.from_records([]))
-            self._single[template.name] = single.build({template.name: 1})
-        return self._single[template.name]
+    def _report(self, bound: plan_bound.Bound, search: Search, trial: Trial, message: str,
+                local: bool) -> PlanReport:
+        names = [t.name for t in self.planner.types]
+        placements = trial.result.placements
+        fewer = {names[t]: (n, tuple(shown))
+                 for t, (n, shown) in search.fewer(trial.counts).items()} if local else {}
+        return PlanReport(
+            None if bound.counts is None else dict(zip(names, bound.counts.tolist())),
+            None if bound.counts is None else bound.lower,
+            dict(zip(names, trial.counts.tolist())), self.planner.prices, trial.result,
+            self._unfit(trial), tuple(placements[int(i)] for i in trial.failed), message,
+            search.schedules, local, fewer, time.monotonic() - self.budget.start)

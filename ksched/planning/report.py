@@ -137,14 +137,33 @@ def replicas_table(report: Any) -> Table:
 
 
 def headroom_table(report: Any) -> Table:
-    """Every row of a :class:`~ksched.planning.HeadroomReport` (nodes, groups, total),
-    flattened as its ``to_rows()``."""
-    records = report.to_rows()
-    columns: list[str] = []
-    for record in records:
-        columns += [c for c in record if c not in columns]
-    return Table(columns, [[r.get(c) for c in columns] for r in records],
-                 title="headroom" + (f" by {report.by}" if report.by else ""))
+    """Every row of a :class:`~ksched.planning.HeadroomReport` (nodes, groups, total) in
+    human units, the unit in each column's name (``cpu_allocatable_cores``,
+    ``memory_free_gib``, ``nvidia.com/gpu_stranded``); resources no node has and no pod
+    requests are left out."""
+    from ksched.planning.headroom import scaled, unit
+
+    with_fits = report.fits_per_node is not None
+    columns = ["scope", "name", "nodes"]
+    for r in report.shown:
+        tail = f"_{unit(r).lower()}" if unit(r) else ""
+        columns += [f"{r}_{what}{tail}" for what in ("allocatable", "requested", "free")]
+        columns += [f"{r}_percent"] + ([f"{r}_stranded{tail}"] if with_fits else [])
+    columns += ["fits"] if with_fits else []
+    rows = []
+    for u in [*report.nodes, *report.groups, report.total]:
+        row: list[Any] = [u.scope, u.name, u.nodes]
+        for r in report.shown:
+            row += [_rounded(scaled(r, v)) for v in (u.allocatable[r], u.requested[r],
+                                                      u.free[r])]
+            row += [round(u.percent[r], 2)]
+            row += [_rounded(scaled(r, u.stranded[r]))] if with_fits else []
+        rows.append(row + ([u.fits] if with_fits else []))
+    return Table(columns, rows, title="headroom" + (f" by {report.by}" if report.by else ""))
+
+
+def _rounded(value: float | int) -> float | int:
+    return round(value, 3) if isinstance(value, float) else value
 
 
 def as_table(report: Any) -> Table:

@@ -44,10 +44,12 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ksched.api import LabelSelector, ManifestReader, Pod, Workload
+from ksched import validation as _v
+from ksched.api import LabelSelector, ManifestReader, PersistentVolumeClaim, Pod, Workload
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.inputs import as_cluster
 from ksched.io import iter_manifests
+from ksched.limits import MAX_PODS
 from ksched.kernels import taint_toleration as taint_kernels
 from ksched.plugins.node_affinity import required_node_affinity_mask
 from ksched.plugins.taint_toleration import encode_tolerations
@@ -92,10 +94,15 @@ class Expansion:
         ReplicationControllers, reduced to their selectors: put them in the cluster's
         ``objects={"workloads": ...}`` so that PodTopologySpread's default constraints find
         the controller of each pod.
+    claims : tuple of PersistentVolumeClaim
+        The claims of StatefulSets' ``volumeClaimTemplates``, named as the StatefulSet
+        controller names them (``<template>-<statefulset>-<ordinal>``): add them to the
+        cluster's storage objects beside the pods.
     """
 
     pods: tuple[Pod, ...] = ()
     workloads: tuple[Workload, ...] = ()
+    claims: tuple[PersistentVolumeClaim, ...] = ()
 
 
 def read_workloads(source: Any) -> tuple[Mapping[str, Any], ...]:
@@ -135,8 +142,10 @@ def expand(source: Any, *, cluster: Any = None) -> tuple[Pod, ...]:
     Raises
     ------
     InvalidObjectError
-        A workload is malformed; the message names it (``deployment default/web``) and the
-        field (``spec.replicas``).
+        A workload is malformed, given twice, or makes more than
+        :data:`ksched.limits.MAX_PODS` pods; or two workloads make a pod of one name. The
+        message names the object (``deployment default/web``) and the field
+        (``spec.replicas``).
     ArgumentError
         A DaemonSet without ``cluster``.
 
@@ -169,12 +178,19 @@ def expand_workloads(source: Any, *, cluster: Any = None) -> Expansion:
     state = _daemon_cluster(manifests, cluster)
     pods: list[Pod] = []
     workloads: list[Workload] = []
+    owners: set[tuple[str, str, str]] = set()
+    makers: dict[tuple[str, str], str] = {}
+    claims: list[PersistentVolumeClaim] = []
     for obj in manifests:
-        got_pods, got_workload = _expand_one(obj, state)
+        owner, got_pods, got_workload = _expand_one(obj, state)
+        _check_once(owner, owners)
+        _check_pod_names(owner, got_pods, makers)
         pods.extend(got_pods)
         if got_workload is not None:
             workloads.append(got_workload)
-    return Expansion(tuple(pods), tuple(workloads))
+        if owner.kind == "StatefulSet":
+            claims.extend(_stateful_claims(owner, obj, got_pods))
+    return Expansion(tuple(pods), tuple(workloads), tuple(claims))
 
 
 def template_hash(template: Any) -> str:
@@ -204,6 +220,11 @@ class _Owner:
     uid: str
     where: str  # "deployment default/web": how errors name it
 
+    @property
+    def salt(self) -> str:
+        """What makes the names of its pods differ from those of any other owner."""
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
     def reference(self, kind: str | None = None, name: str | None = None,
                   uid: str | None = None) -> dict[str, Any]:
         kind = kind or self.kind
@@ -211,8 +232,9 @@ class _Owner:
                 "uid": uid or self.uid, "controller": True, "blockOwnerDeletion": True}
 
 
-def _expand_one(obj: Mapping[str, Any],
-                state: ClusterState | None) -> tuple[list[Pod], Workload | None]:
+def _expand_one(obj: Mapping[str, Any], state: ClusterState | None
+                ) -> tuple[_Owner, list[Pod], Workload | None]:
+    """The workload ``obj`` as an owner, its pods and its selecting object (if any)."""
     kind = obj["kind"]
     record = Workload.from_manifest(obj)  # metadata, labels, selector, spec.replicas checked
     where = f"{kind.lower()} {record.namespace}/{record.name}"
@@ -221,10 +243,12 @@ def _expand_one(obj: Mapping[str, Any],
                    uid or _stable_uid(kind, record.namespace, record.name), where)
     spec = ManifestReader(owner.where).mapping(obj.get("spec"), "spec")
     template = _template(owner, spec)
+    if kind not in ("Job", "DaemonSet"):
+        _check_pod_count(owner, record.replicas, "spec.replicas")
     expander = _EXPANDERS[kind]
     if kind == "DaemonSet":
-        return expander(owner, spec, template, record, state)
-    return expander(owner, spec, template, record)
+        return (owner, *expander(owner, spec, template, record, state))
+    return (owner, *expander(owner, spec, template, record))
 
 
 def _deployment(owner: _Owner, spec: Mapping, template: Mapping,
@@ -238,7 +262,8 @@ def _deployment(owner: _Owner, spec: Mapping, template: Mapping,
     implied = Workload("ReplicaSet", rs_name, owner.namespace, LabelSelector(
         {**selector.match_labels, "pod-template-hash": pod_hash},
         selector.match_expressions), record.replicas)
-    names = _generated(f"{rs_name}-", record.replicas, f"{owner.namespace}/{rs_name}")
+    names = _generated(f"{rs_name}-", record.replicas,
+                       f"ReplicaSet/{owner.namespace}/{rs_name}")
     ref = owner.reference("ReplicaSet", rs_name, rs_uid)
     return _copies(owner, template, names, labels, ref), implied
 
@@ -249,7 +274,7 @@ def _replica_set(owner: _Owner, spec: Mapping, template: Mapping,
         _check_selector(owner, record, template)
     elif record.selector is not None and not record.selector.matches(_labels(template)):
         _fail_selector(owner, template)
-    names = _generated(f"{owner.name}-", record.replicas, f"{owner.namespace}/{owner.name}")
+    names = _generated(f"{owner.name}-", record.replicas, owner.salt)
     return _copies(owner, template, names, _labels(template), owner.reference()), record
 
 
@@ -290,8 +315,10 @@ def _job(owner: _Owner, spec: Mapping, template: Mapping,
     indexed = mode == "Indexed"
     if indexed and completions is None:
         fields.fail("spec.completions", "Required value: when completion mode is Indexed")
+    _check_job_restart_policy(fields, template)
     active = 0 if fields.boolean(spec.get("suspend"), "spec.suspend") else (
         parallelism if completions is None else min(parallelism, completions))
+    _check_pod_count(owner, active, "spec.parallelism")
     labels = _labels(template)
     if not fields.boolean(spec.get("manualSelector"), "spec.manualSelector"):
         labels = {**labels, "batch.kubernetes.io/controller-uid": owner.uid,
@@ -299,7 +326,7 @@ def _job(owner: _Owner, spec: Mapping, template: Mapping,
                   "job-name": owner.name}
     ref = owner.reference()
     if not indexed:
-        names = _generated(f"{owner.name}-", active, f"{owner.namespace}/{owner.name}")
+        names = _generated(f"{owner.name}-", active, owner.salt)
         return _copies(owner, template, names, labels, ref), None
     return [_indexed_job_pod(owner, template, labels, ref, index)
             for index in range(active)], None
@@ -310,7 +337,7 @@ def _indexed_job_pod(owner: _Owner, template: Mapping, labels: Mapping, ref: Map
     """An Indexed Job's pod: ``<job>-<index>-<xxxxx>``, its index as label and annotation,
     its hostname ``<job>-<index>``."""
     prefix = f"{owner.name}-{index}-"
-    name = _generated(prefix, 1, f"{owner.namespace}/{prefix}")[0]
+    name = _generated(prefix, 1, f"{owner.salt}/{index}")[0]
     labels = {**labels, "batch.kubernetes.io/job-completion-index": str(index)}
     manifest = _manifest(owner, name, labels, template, ref,
                          {**_pod_spec(template), "hostname": f"{owner.name}-{index}"})
@@ -331,7 +358,7 @@ def _daemon_set(owner: _Owner, spec: Mapping, template: Mapping, record: Workloa
     ref = owner.reference()
     probe = _parse(owner, _manifest(owner, owner.name, labels, template, ref, pod_spec))
     nodes = _daemon_nodes(owner, probe, state)
-    names = _generated(f"{owner.name}-", len(nodes), f"{owner.namespace}/{owner.name}")
+    names = _generated(f"{owner.name}-", len(nodes), owner.salt)
     return [_parse(owner, _manifest(owner, name, labels, template, ref,
                                     {**pod_spec, "affinity": _pinned(pod_spec, node)}))
             for name, node in zip(names, nodes)], None
@@ -416,11 +443,15 @@ def _pinned(pod_spec: Mapping, node: str) -> dict[str, Any]:
 
 
 def _template(owner: _Owner, spec: Mapping) -> Mapping[str, Any]:
+    """``spec.template``, checked: an object with a ``spec``, its metadata's labels a valid
+    label map and its annotations a string map (``ValidatePodTemplateSpec``)."""
     fields = ManifestReader(owner.where)
     template = fields.mapping(spec.get("template"), "spec.template")
     if not template:
         fields.fail("spec.template", "Required value")
-    fields.mapping(template.get("metadata"), "spec.template.metadata")
+    meta = fields.mapping(template.get("metadata"), "spec.template.metadata")
+    fields.labels(meta.get("labels"), "spec.template.metadata.labels")
+    fields.string_map(meta.get("annotations"), "spec.template.metadata.annotations")
     if not fields.mapping(template.get("spec"), "spec.template.spec"):
         fields.fail("spec.template.spec", "Required value")
     return template
@@ -488,6 +519,32 @@ def _claim_templates(fields: ManifestReader, value: Any) -> list[str]:
     return names
 
 
+def _stateful_claims(owner: _Owner, obj: Mapping[str, Any], pods: Sequence[Pod]
+                     ) -> list[PersistentVolumeClaim]:
+    """``getPersistentVolumeClaims``: per pod and claim template, the claim
+    ``<template>-<pod>`` in the pod's namespace, labelled with the StatefulSet's
+    ``matchLabels``, its spec the template's (a template the API server would refuse
+    makes no claim)."""
+    spec = obj.get("spec") or {}
+    labels = dict(((spec.get("selector") or {}).get("matchLabels")) or {})
+    claims = []
+    for i, template in enumerate(spec.get("volumeClaimTemplates") or ()):
+        meta = template.get("metadata") or {}
+        for pod in pods:
+            manifest = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                        "metadata": {"name": f"{meta['name']}-{pod.name}",
+                                     "namespace": owner.namespace,
+                                     "labels": {**(meta.get("labels") or {}), **labels}},
+                        "spec": template.get("spec") or {}}
+            try:
+                claims.append(PersistentVolumeClaim.from_manifest(manifest))
+            except InvalidObjectError:
+                # the API server would refuse the claim (and the controller make no pod):
+                # left out, its pods then fail on the missing claim with the scheduler's reason
+                continue
+    return claims
+
+
 def _with_claims(volumes: Any, claims: Sequence[str], pod_name: str) -> list[Any]:
     """``updateStorage``: a volume per claim template, ``<claim>-<pod>``, replacing one of
     the same name."""
@@ -497,6 +554,49 @@ def _with_claims(volumes: Any, claims: Sequence[str], pod_name: str) -> list[Any
 
 
 # --------------------------------------------------------------------------- checks
+
+
+def _check_once(owner: _Owner, owners: set[tuple[str, str, str]]) -> None:
+    """Refuse a workload given twice (one kind, namespace and name; its pods would be too);
+    add it to ``owners``."""
+    key = (owner.kind, owner.namespace, owner.name)
+    if key in owners:
+        ManifestReader(owner.where).check([_v.FieldError(
+            "Duplicate value", "metadata.name", owner.name,
+            f"the {owner.kind.lower()} is given more than once")])
+    owners.add(key)
+
+
+def _check_pod_names(owner: _Owner, pods: Sequence[Pod],
+                     makers: dict[tuple[str, str], str]) -> None:
+    """Refuse a pod of ``owner`` named as one an earlier workload made (a Deployment's
+    implied ReplicaSet given as well, say), naming both workloads; record the others in
+    ``makers`` (namespace/name -> workload)."""
+    for pod in pods:
+        maker = makers.setdefault((pod.namespace, pod.name), owner.where)
+        if maker != owner.where:
+            raise InvalidObjectError(f"pod {pod.key}", "metadata.name", (
+                f"Duplicate value: {_v.go_quote(pod.name)}: made by both {maker} and "
+                f"{owner.where}"))
+
+
+def _check_pod_count(owner: _Owner, count: int, path: str) -> None:
+    """Refuse more pods of one workload than :data:`~ksched.limits.MAX_PODS`."""
+    if count > MAX_PODS:
+        ManifestReader(owner.where).fail(path, (
+            f"Invalid value: {count}: ksched expands at most {MAX_PODS:,} pods of one "
+            "workload"))
+
+
+def _check_job_restart_policy(fields: ManifestReader, template: Mapping) -> None:
+    """``validateJobSpec``: a Job's pods must not restart ``Always`` (the API server
+    defaults an empty policy to ``Always``, so it is refused as missing)."""
+    path = "spec.template.spec.restartPolicy"
+    policy = fields.string(_pod_spec(template).get("restartPolicy"), path)
+    if policy in ("", "Always"):
+        fields.check([_v.required(path, 'valid values: "OnFailure", "Never"')])
+    if policy not in ("OnFailure", "Never"):
+        fields.check([_v.not_supported(path, policy, ("OnFailure", "Never"))])
 
 
 def _check_selector(owner: _Owner, record: Workload, template: Mapping) -> None:

@@ -89,10 +89,15 @@ class SchedulingQueue:
     def __init__(self, *, initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
                  max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS,
-                 less: LessFunc | None = None, pop_from_backoff: bool = True) -> None:
+                 less: LessFunc | None = None, pop_from_backoff: bool = True,
+                 pre_enqueue: Callable[[Pod], str | None] | None = None) -> None:
         if initial_backoff < 0 or max_backoff < 0 or max_in_unschedulable < 0:
             raise ValueError("backoff and unschedulable durations must be >= 0")
         self.max_in_unschedulable = float(max_in_unschedulable)
+        #: The PreEnqueue plugins other than SchedulingGates (DynamicResources): the name of
+        #: the plugin that holds a pod back, or None. Pods it holds are checked again on
+        #: every cluster event.
+        self.pre_enqueue = pre_enqueue
         #: The virtual clock (seconds); flush ticks at or before it have fired.
         self.now = 0.0
         #: ``SchedulingCycle``: incremented on each pop.
@@ -230,8 +235,11 @@ class SchedulingQueue:
 
     def _run_pre_enqueue(self, info: QueuedPodInfo) -> None:
         """``runPreEnqueuePlugins`` with SchedulingGates as the only PreEnqueue plugin."""
-        if getattr(info.pod, "scheduling_gates", ()):
-            info.unschedulable_plugins = info.unschedulable_plugins | {SCHEDULING_GATES}
+        held = SCHEDULING_GATES if getattr(info.pod, "scheduling_gates", ()) else None
+        if held is None and self.pre_enqueue is not None:
+            held = self.pre_enqueue(info.pod)
+        if held is not None:
+            info.unschedulable_plugins = info.unschedulable_plugins | {held}
             info.gated = True
         else:
             info.gated = False
@@ -301,7 +309,10 @@ class SchedulingQueue:
         """``movePodsToActiveOrBackoffQueue``; then records the event for in-flight pods."""
         for info in infos:
             if info.gated:
-                # The gating plugin (SchedulingGates) registers only its pod-update event.
+                # SchedulingGates registers only its pod-update event; a pod another
+                # PreEnqueue plugin holds is checked again.
+                if SCHEDULING_GATES not in info.unschedulable_plugins:
+                    self._move_to_active(info, event, False)
                 continue
             strategy = self._worth_requeuing(info, event, hint, None)
             if strategy == _QUEUE_SKIP:

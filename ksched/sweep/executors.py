@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -28,8 +30,8 @@ from ksched.sweep.apply import prepare
 from ksched.sweep.scenario import Scenario
 from ksched.sweep.studies import metrics_of
 
-__all__ = ["Job", "Timing", "check_executor", "default_workers", "described", "failed",
-           "run_inline", "run_ray"]
+__all__ = ["Job", "Timing", "check_executor", "connect_ray", "default_workers", "described",
+           "failed", "run_inline", "run_ray"]
 
 Item = tuple[int, Mapping[str, Any]]
 OnResult = Callable[[dict[str, Any]], None]
@@ -147,10 +149,7 @@ def run_ray(job: Job, items: Sequence[Item], on_result: OnResult, *,
             chunk_size: int | None = None) -> Timing:
     """Run the scenarios as Ray tasks, on the Ray instance this process is connected to,
     else on ``ray.init(address)`` (``None``: a new local instance of ``workers`` CPUs)."""
-    ray = import_ray()
-    if not ray.is_initialized():
-        ray.init(address=address, num_cpus=workers if address is None else None,
-                 log_to_driver=False)
+    ray = connect_ray(address, workers)
     timing, started = Timing(), time.perf_counter()
     holder = [uuid.uuid4().hex, ray.put(job)]  # a key per sweep: workers fetch it once
     task = ray.remote(_ray_chunk).options(max_retries=retries, num_cpus=1)
@@ -173,6 +172,44 @@ def run_ray(job: Job, items: Sequence[Item], on_result: OnResult, *,
     return timing
 
 
+def connect_ray(address: str | None, workers: int | None = None) -> Any:
+    """``ray``, connected: to the instance this process is connected to, else to
+    ``ray.init(address)`` (``None``: a new local instance of ``workers`` CPUs). A Ray client
+    address (``ray://host:port``) that nothing answers at, or any failure of ``ray.init``,
+    is a :class:`~ksched.errors.KschedError` naming the address."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    where = f"ray_address {address!r}" if address is not None else "a local Ray instance"
+    if address is not None and address != "auto":
+        _probe(address, where)
+    try:
+        ray.init(address=address, num_cpus=workers if address is None else None,
+                 log_to_driver=False)
+    except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "no cluster"
+        raise KschedError(f"{where}: cannot connect: {described(exc)}") from None
+    return ray
+
+
+def _probe(address: str, where: str, timeout: float = 5.0) -> None:
+    """Refuse an address (``ray://host:port``, or a head's ``host:port``) no server listens
+    at, within ``timeout`` seconds (Ray would retry for minutes)."""
+    client = address.startswith("ray://")
+    try:
+        url = urllib.parse.urlsplit(address if client else f"//{address}")
+        host, port = url.hostname, url.port or (10001 if client else 6379)
+    except ValueError as exc:
+        raise ArgumentError(f"{where}: not a ray://HOST:PORT or HOST:PORT address: "
+                            f"{exc}") from None
+    if not host or url.path:
+        raise ArgumentError(f"{where}: not a ray://HOST:PORT or HOST:PORT address")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise KschedError(f"{where}: cannot connect to {host}:{port}: "
+                          f"{exc.strerror or exc}") from None
+
+
 def _chunk_size(count: int, cpus: float) -> int:
     """About four chunks per CPU, at most 64 scenarios each."""
     return max(1, min(64, math.ceil(count / max(4 * cpus, 1))))
@@ -181,6 +218,10 @@ def _chunk_size(count: int, cpus: float) -> int:
 def check_executor(executor: Any, ray_address: Any) -> str:
     """The executor's name: ``"inline"``, ``"process"`` (also for ``None``) or ``"ray"``
     (also when only ``ray_address`` is given)."""
+    if ray_address is not None and (not isinstance(ray_address, str)
+                                    or not ray_address.strip()):
+        raise ArgumentError(f"ray_address: expected an address such as 'auto' or "
+                            f"'ray://HOST:10001', got {ray_address!r}")
     if executor is None:
         return "ray" if ray_address is not None else "process"
     if executor not in ("inline", "process", "ray"):

@@ -4,9 +4,12 @@ the scheduler configuration a scenario's parameters make.
 Parameters
 ----------
 percentage_of_nodes_to_score : int in [0, 100], the configuration's scheduler-wide value.
-tie_break, seed : ``"round-robin"`` / ``"random"`` and its seed (schedule, simulate).
+tie_break, seed : ``"round-robin"`` / ``"random"`` / ``"heap"``
+    (:data:`~ksched.constants.TIE_BREAKS`) and the random mode's seed (schedule, simulate).
 scale : a number > 0: the pending pods, workload replicas and created pods multiplied.
 strategy : NodeResourcesFit's ``scoringStrategy.type`` in every profile.
+    ``RequestedToCapacityRatio`` needs the base configuration to give its shape
+    (``scoringStrategy.requestedToCapacityRatio.shape``): kube-scheduler has no default.
 weights.<Plugin> : the score weight of a plugin in every profile (``plugins.score.enabled``).
 node_count.<type> : how many nodes of a type the cluster has (added from the type's template,
     or the last ones of the type removed and their pods re-placed).
@@ -29,8 +32,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ksched.config import SchedulerConfig, load_config
-from ksched.errors import ArgumentError, KschedError
+from ksched.constants import DEFAULT_SCHEDULER_NAME, TIE_BREAKS
+from ksched.errors import ArgumentError, InvalidObjectError, KschedError
 from ksched.sweep.scenario import Scenario, is_sequence
+from ksched.validation import go_quote
 
 __all__ = ["OPTIONS", "check_grid", "configured", "grid", "kind_of"]
 
@@ -46,7 +51,6 @@ CONFIG_FIELDS = ("parallelism", "percentageOfNodesToScore", "podInitialBackoffSe
 NAMED_LISTS = {"profiles": "schedulerName", "pluginConfig": "name", "enabled": "name",
                "disabled": "name", "resources": "name", "extenders": "urlPrefix"}
 STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
-TIE_BREAKS = ("round-robin", "random")
 #: Parameter kinds each built-in study takes (a user's function takes them all).
 _PLANNER = {"percentage_of_nodes_to_score", "strategy", "weights", "node_count", "without",
             "config"}
@@ -55,7 +59,7 @@ STUDY_KINDS = {"schedule": _PLANNER | {"tie_break", "seed", "scale"},
                "capacity": _PLANNER, "headroom": _PLANNER, "plan": _PLANNER | {"scale"}}
 #: Kinds that change the scheduler configuration.
 CONFIG_KINDS = {"percentage_of_nodes_to_score", "strategy", "weights", "config"}
-_MAX_NODES, _MAX_SCALE = 1_000_000, 100.0
+_MAX_NODES, _MAX_SCALE, _MAX_SEED = 1_000_000, 100.0, 2**63 - 1
 _HINT = ("expected one of " + ", ".join(OPTIONS) + ", weights.<Plugin>, node_count.<node "
          "type>, or a KubeSchedulerConfiguration field by dotted path (config.<path>)")
 
@@ -132,6 +136,7 @@ def check_grid(base: Scenario, study: str | None, scenarios: Sequence[Mapping[st
                ) -> None:
     """Refuse, before anything runs, a parameter ``study`` does not take or a value it cannot
     have, naming the parameter (``study`` ``None``: a user's function, which takes all)."""
+    users = scheduler_users(base)
     seen: dict[tuple[str, str], tuple[str, Any]] = {}
     for params in scenarios:
         for name, value in params.items():
@@ -144,12 +149,13 @@ def check_grid(base: Scenario, study: str | None, scenarios: Sequence[Mapping[st
                                 f"{', '.join(sorted(STUDY_KINDS[study]))})")
         _check_value(base, name, kind, value)
         if kind in CONFIG_KINDS:
-            error = _config_error(base, {name: value})
+            error = _config_error(base, {name: value}, users)
             if error is not None:
                 failing.append((name, value, error))
     for name, value, error in failing:  # fine if some scenario's other parameters mend it
         with_it = (p for p in scenarios if name in p and _text(p[name]) == _text(value))
-        if all(_config_error(base, p) is not None for p in itertools.islice(with_it, 50)):
+        if all(_config_error(base, p, users) is not None
+               for p in itertools.islice(with_it, 50)):
             raise ArgumentError(f"{name}: {value!r}: {error}")
 
 
@@ -162,7 +168,7 @@ def _check_value(base: Scenario, name: str, kind: str, value: Any) -> None:
         _integer(name, value, 0, 100)
     elif kind == "seed":
         if value is not None:
-            _integer(name, value, 0, None)
+            _integer(name, value, 0, _MAX_SEED)
     elif kind == "tie_break":
         _one_of(name, value, TIE_BREAKS)
     elif kind == "strategy":
@@ -180,6 +186,7 @@ def _check_value(base: Scenario, name: str, kind: str, value: Any) -> None:
     elif kind == "without" and value is not None:
         from ksched.planning.headroom import selected_nodes
 
+        _check_without(name, value)
         selected_nodes(base.cluster, value, "without")
     if kind in CONFIG_KINDS and isinstance(base.config, SchedulerConfig):
         raise ArgumentError(f"{name}: the base configuration is a loaded SchedulerConfig; give "
@@ -193,20 +200,82 @@ def _integer(name: str, value: Any, low: int, high: int | None) -> None:
         raise ArgumentError(f"{name}: expected an integer {bound}, got {value!r}")
 
 
+def _check_without(name: str, value: Any) -> None:
+    """A selector or a list of node names, no item of either empty (``""``, ``"k in (a,,b)"``,
+    ``["n0", ""]``)."""
+    if isinstance(value, str):
+        _, bracket, listed = value.partition("(")
+        items = listed.rstrip().removesuffix(")").split(",") if bracket else [value]
+        if any(not item.strip() for item in items):
+            raise ArgumentError(f"{name}: {value!r}: an empty node selector or value")
+        return
+    if not isinstance(value, list):
+        raise ArgumentError(f"{name}: expected a node selector or a list of node names, got "
+                            f"{type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            raise ArgumentError(f"{name}[{i}]: expected a node name, got {item!r}")
+
+
 def _one_of(name: str, value: Any, choices: Sequence[str]) -> None:
     if value not in choices:
         raise ArgumentError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
 
 
-def _config_error(base: Scenario, params: Mapping[str, Any]) -> str | None:
-    """The message loading the configuration of ``params`` fails with, or ``None``."""
+def _config_error(base: Scenario, params: Mapping[str, Any], users: Mapping[str, str]
+                  ) -> str | None:
+    """The message loading the configuration of ``params`` fails with (or the first of
+    ``users`` it has no profile for), or ``None``."""
     try:
         document = configured(base.config, params)
         if isinstance(document, Mapping):
-            load_config(document)
+            check_profiles(load_config(document), users)
     except KschedError as exc:
         return str(exc)
     return None
+
+
+def check_profiles(config: SchedulerConfig, users: Mapping[str, str]) -> None:
+    """Refuse ``config`` when it has no profile for a scheduler name in ``users`` (name ->
+    the first pod naming it): kube-scheduler would leave that pod pending for ever."""
+    for scheduler, pod in users.items():
+        if config.profile_for(scheduler) is None:
+            names = ", ".join(go_quote(p.scheduler_name) for p in config.profiles)
+            raise InvalidObjectError(pod, "spec.schedulerName",
+                                     f"no scheduler profile named {go_quote(scheduler)} "
+                                     f"(profiles: {names})")
+
+
+def scheduler_users(base: Scenario) -> dict[str, str]:
+    """The ``spec.schedulerName`` of the base's pending pods (its pods, its workloads'
+    templates, its timeline's created pods) -> the first pod naming it; kube-scheduler's
+    default name when there is no pending pod."""
+    users: dict[str, str] = {}
+    pods = getattr(base.pods, "specs", base.pods)  # a PodTable: one pod per spec
+    created = [e.pod for e in base.events or () if e.kind == "create" and e.pod is not None]
+    for pod in (*pods, *created):
+        users.setdefault(pod.scheduler_name, f"pod {pod.key}")
+    for manifest in base.workloads:
+        spec = _pod_spec(manifest)
+        name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        users.setdefault(name if isinstance(name, str) else DEFAULT_SCHEDULER_NAME,
+                         f"{manifest.get('kind')} {_name_of(manifest)}")
+    return users or {DEFAULT_SCHEDULER_NAME: "the pods' default"}
+
+
+def _pod_spec(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A manifest's pod spec: its own (a Pod) or its pod template's (``{}`` when none)."""
+    spec = manifest.get("spec")
+    if manifest.get("kind") != "Pod":
+        template = spec.get("template") if isinstance(spec, Mapping) else None
+        spec = template.get("spec") if isinstance(template, Mapping) else None
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _name_of(manifest: Mapping[str, Any]) -> str:
+    meta = manifest.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 # ---------------------------------------------------------------------------- configuration
@@ -245,16 +314,38 @@ def _change(document: dict[str, Any], name: str, value: Any) -> None:
             entry = _named_item(_items(profile, "pluginConfig", name), "NodeResourcesFit", "name")
             strategy = _mapping(_mapping(entry, "args", name), "scoringStrategy", name)
             strategy["type"] = value
+            _check_shape(strategy, name, value)
     else:
         path = name.partition(".")[2].split(".") if name.startswith("config.") \
             else name.split(".")
         _set_path(document, path, copy.deepcopy(value), name)
 
 
-def _profiles(document: dict[str, Any], name: str) -> list[Any]:
+def _check_shape(strategy: Mapping[str, Any], name: str, value: Any) -> None:
+    """Refuse ``RequestedToCapacityRatio`` without a shape: kube-scheduler v1.35 has no
+    default one (``SetDefaults_NodeResourcesFitArgs`` defaults the type and the resources
+    only, and validation asks for at least one point)."""
+    if value != "RequestedToCapacityRatio":
+        return
+    ratio = strategy.get("requestedToCapacityRatio")
+    if not isinstance(ratio, Mapping) or not ratio.get("shape"):
+        raise ArgumentError(
+            f"{name}: RequestedToCapacityRatio needs a shape, and kube-scheduler has no "
+            f"default one: give it in the base configuration's NodeResourcesFit args "
+            f"(scoringStrategy: {{requestedToCapacityRatio: {{shape: [{{utilization: 0, "
+            f"score: 0}}, {{utilization: 100, score: 10}}]}}}}), as upstream's "
+            f"documentation's bin-packing example does")
+
+
+def _profiles(document: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The configuration's profiles (one made when there is none), each an object."""
     profiles = _items(document, "profiles", name)
     if not profiles:
         profiles.append({})
+    for i, profile in enumerate(profiles):
+        if not isinstance(profile, dict):
+            raise ArgumentError(f"{name}: profiles[{i}] of the configuration is not an object, "
+                                f"got {profile!r}")
     return profiles
 
 

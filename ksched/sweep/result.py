@@ -14,7 +14,7 @@ import attrs
 
 from ksched.errors import ArgumentError, KschedError
 from ksched.planning.report import Table
-from ksched.sweep.store import written_whole
+from ksched.sweep.store import check_writable, written_whole
 
 __all__ = ["SweepResult"]
 
@@ -154,14 +154,16 @@ class SweepResult:
 
     def plot(self, metric: str, x: str, by: str | None = None,
              path: str | os.PathLike[str] | None = None) -> Any:
-        """``metric`` against the parameter ``x``, a line per value of the parameter ``by``;
-        where other parameters vary too, the mean over them. Failed scenarios are left
-        out.
+        """``metric`` against the parameter ``x``: a line per combination of the other
+        parameters that vary (``by`` first in the legend), so no scenario is averaged into
+        another. Only scenarios that share every parameter (a grid that repeats one) are
+        averaged, and the title says so. Failed scenarios are left out (the title counts
+        them).
 
         Parameters
         ----------
         metric : a metric column.
-        x, by : parameter columns.
+        x, by : parameter columns (``by``: the parameter the legend names first).
         path : where to save the plot (``.png``, ``.svg`` or a self-contained ``.html``).
 
         Returns
@@ -175,26 +177,41 @@ class SweepResult:
         series = self._series(metric, x, by)
         xs = sorted({v for points in series.values() for v in points}, key=_order)
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in xs)
-        figure = Figure(figsize=(7, 4.2), layout="constrained")
+        figure = Figure(figsize=(8 if len(series) > 1 else 7, 4.5), layout="constrained")
         ax = figure.subplots()
         for label, points in series.items():
             keys = [v for v in xs if v in points]
             at = keys if numeric else [xs.index(v) for v in keys]
             ax.plot(at, [sum(points[v]) / len(points[v]) for v in keys], marker="o",
-                    label=None if by is None else f"{by}={label}")
+                    label=_legend(label))
         if not numeric:
-            ax.set_xticks(range(len(xs)), labels=[str(v) for v in xs])
-        others = [p for p in self.parameters if p not in (x, by)
-                  and len({_key(r.get(p)) for r in self.rows}) > 1]
+            ax.set_xticks(range(len(xs)), labels=[_short(v) for v in xs])
         ax.set_xlabel(x)
-        ax.set_ylabel(metric + (" (mean over " + ", ".join(others) + ")" if others else ""))
-        ax.set_title(f"{metric} by {x}" + (f" and {by}" if by else ""))
+        ax.set_ylabel(metric)
+        ax.set_title(self._plot_title(metric, x, series), fontsize="medium")
         ax.grid(alpha=0.3)
-        if by is not None:
-            ax.legend(fontsize="small")
+        if len(series) > 1:
+            figure.legend(loc="outside right upper", fontsize="small")
         if path is not None:
             _save_figure(figure, Path(path), f"{metric} by {x}")
         return figure
+
+    def _plot_title(self, metric: str, x: str, series: Mapping[Any, Mapping[Any, list]]
+                    ) -> str:
+        """What the plot shows, naming any averaging and the failed scenarios left out."""
+        title = f"{metric} by {x}"
+        repeats = max((len(v) for points in series.values() for v in points.values()),
+                      default=1)
+        if repeats > 1:
+            title += f"\n(mean of up to {repeats} scenarios with the same parameters)"
+        if self.failed:
+            title += f"\n({len(self.failed)} failed scenario(s) left out)"
+        return title
+
+    def varying(self, *leave_out: str | None) -> list[str]:
+        """The parameters whose value differs between scenarios, but for ``leave_out``."""
+        return [p for p in self.parameters if p not in leave_out
+                and len({_key(r.get(p)) for r in self.rows}) > 1]
 
     def _check_plot(self, metric: str, x: str, by: str | None, path: Any) -> None:
         if metric not in self.metrics:
@@ -204,20 +221,39 @@ class SweepResult:
             if value is not None and value not in self.parameters:
                 raise ArgumentError(f"{name}: no parameter {value!r} (parameters: "
                                     f"{', '.join(self.parameters) or 'none'})")
-        if path is not None and Path(path).suffix.lower() not in PLOT_SUFFIXES:
-            raise ArgumentError(f"path: {str(path)!r}: expected a file ending in "
-                                f"{', '.join(PLOT_SUFFIXES)}")
+        if path is not None:
+            if Path(path).suffix.lower() not in PLOT_SUFFIXES:
+                raise ArgumentError(f"path: {str(path)!r}: expected a file ending in "
+                                    f"{', '.join(PLOT_SUFFIXES)}")
+            check_writable(Path(path), "path")
 
-    def _series(self, metric: str, x: str, by: str | None) -> dict[Any, dict[Any, list]]:
-        """By value of ``by`` (one series without it): x value -> the metric's values."""
-        series: dict[Any, dict[Any, list]] = {}
+    def _series(self, metric: str, x: str, by: str | None
+                ) -> dict[tuple[tuple[str, Any], ...], dict[Any, list]]:
+        """By combination of the other varying parameters (``by`` first; ``()`` when none
+        varies): x value -> the metric's values."""
+        others = ([by] if by is not None and by != x else []) + [
+            p for p in self.varying(x, by)]
+        series: dict[tuple[tuple[str, Any], ...], dict[Any, list]] = {}
         for row in self.rows:
             value = row.get(metric)
-            if row.get("error") or not isinstance(value, int | float):
+            if row.get("error") or not isinstance(value, int | float) \
+                    or isinstance(value, bool):
                 continue
-            label = _key(row.get(by)) if by is not None else None
+            label = tuple((p, _key(row.get(p))) for p in others)
             series.setdefault(label, {}).setdefault(_key(row.get(x)), []).append(float(value))
         return series
+
+
+def _short(value: Any, width: int = 32) -> str:
+    """A value's text for a tick or legend, cut to ``width`` characters (a long path or
+    configuration keeps its end, which names it)."""
+    text = str(value)
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def _legend(label: tuple[tuple[str, Any], ...]) -> str | None:
+    """``p=v, q=w`` for a series (``None``: the only series, no legend entry)."""
+    return ", ".join(f"{p}={_short(v)}" for p, v in label) or None
 
 
 def _key(value: Any) -> Any:

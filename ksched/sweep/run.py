@@ -13,6 +13,7 @@ from ksched.sweep.executors import (
     Job,
     Timing,
     check_executor,
+    connect_ray,
     default_workers,
     run_inline,
     run_ray,
@@ -105,6 +106,8 @@ def sweep(base: Scenario | Any, axes: Mapping[str, Sequence[Any]] | Sequence[Map
                if key in earlier and earlier[key].get("error") is None}
     todo = [(i, scenarios[i]) for i in range(len(scenarios)) if i not in results]
     timing = None
+    if todo and kind == "ray":  # refused before the journal is touched
+        connect_ray(ray_address, workers)
     if todo:
         timing = _run(job, todo, keys, scenarios, results, journal, resume, kind, workers,
                       ray_address, retries, chunk_size, progress, len(scenarios))

@@ -9,6 +9,8 @@ base can be shipped to worker processes and hashed for resuming.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -195,6 +197,19 @@ class Scenario:
                                               converter=_named("node_types", _node_types))
     prices: Mapping[str, float] | None = attrs.field(default=None,
                                                      converter=_named("prices", _prices))
+
+    def __attrs_post_init__(self) -> None:
+        """Each price a finite number >= 0 for one of the node types, as ``plan`` takes them
+        (checked here: it needs ``node_types``)."""
+        names = [t.name for t in self.node_types]
+        for name, price in (self.prices or {}).items():
+            if name not in names:
+                raise ArgumentError(f"Scenario.prices[{name!r}]: no such node type (types: "
+                                    f"{', '.join(names)})")
+            if isinstance(price, bool) or not isinstance(price, numbers.Real) \
+                    or not math.isfinite(price) or price < 0:
+                raise ArgumentError(f"Scenario.prices[{name!r}]: expected a finite number "
+                                    f">= 0, got {price!r}")
 
     def nodes_of_types(self) -> dict[str, list[int]]:
         """Instance type -> the rows of the cluster's nodes of that type, in cluster order."""

@@ -5,6 +5,11 @@ turning a :class:`~ksched.sweep.apply.Variant` into a row of metrics (names to s
   ``unschedulable``, ``cpu_utilisation`` and ``memory_utilisation`` (requested / allocatable
   over the cluster afterwards, fractions) and ``balance`` (the mean over cpu and memory of the
   standard deviation of the nodes' utilisation: 0 is perfectly even).
+
+The schedule, headroom and simulate studies add, per extended resource some node has (GPUs
+...), ``extended.<resource>.utilisation`` (a fraction; the simulator gives its time average
+``_mean`` and peak ``_max``), ``.allocatable``, ``.requested`` and ``.free`` (counts, at the
+end).
 * ``capacity``: :func:`ksched.capacity` with the pending pods as templates: ``replicas`` and
   ``replicas.<namespace/name>`` per template.
 * ``headroom``: :func:`ksched.headroom` (the first pending pod, if any, as the reference):
@@ -14,15 +19,18 @@ turning a :class:`~ksched.sweep.apply.Variant` into a row of metrics (names to s
 * ``simulate``: the :class:`Simulator` over the timeline (or the pending pods created
   at time 0): its ``summary()`` (wall-clock figures left out).
 
-A scenario that removes nodes adds ``displaced`` (pods of the removed nodes) and
-``displaced_pending`` (those no longer placed).
+A scenario that removes nodes adds ``displaced`` (pods of the removed nodes, DaemonSet and
+mirror pods left out: they go with their nodes), ``displaced_pending`` (those no longer
+placed), ``evicted`` (running pods preemption evicted to make room), ``evicted_pending``
+(those that fit nowhere afterwards) and ``unplaced`` (every pod that ends unplaced: the two
+pending counts together); see :class:`ksched.planning.headroom.Displacement`.
 """
 
 from __future__ import annotations
 
 import numbers
 import pickle
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,10 +40,12 @@ from ksched.errors import ArgumentError
 from ksched.planning import capacity as capacity_report
 from ksched.planning import headroom as headroom_report
 from ksched.planning import plan as plan_report
+from ksched.resources import is_extended_resource
 from ksched.simulator import Event, Simulator
 from ksched.sweep.apply import Variant
 
-__all__ = ["STUDIES", "check_study", "metrics_of", "study_name"]
+__all__ = ["DISPLACEMENT", "METRICS", "STUDIES", "check_metric", "check_study", "metrics_of",
+           "study_name"]
 
 #: Summary fields of the simulator that are wall-clock timings, not outcomes.
 _TIMINGS = ("wall_seconds", "queue_share")
@@ -55,6 +65,23 @@ def _utilisation(cluster: Any, resource: str) -> tuple[float, float]:
     return float(used[has].sum() / alloc[has].sum()), float((used[has] / alloc[has]).std())
 
 
+def _extended(names: Sequence[str], allocatable: np.ndarray, requested: np.ndarray
+              ) -> dict[str, Any]:
+    """Per extended resource some node has: ``extended.<r>.utilisation`` (requested /
+    allocatable over the cluster), ``.allocatable``, ``.requested`` and ``.free``.
+    ``allocatable``, ``requested``: int64[N, R] over the resources ``names``."""
+    row: dict[str, Any] = {}
+    allocatable = np.asarray(allocatable, dtype=np.int64).sum(axis=0)
+    requested = np.asarray(requested, dtype=np.int64).sum(axis=0)
+    for j, r in enumerate(names):
+        if is_extended_resource(r) and allocatable[j] > 0:
+            a, q = int(allocatable[j]), int(requested[j])
+            row.update({f"extended.{r}.utilisation": round(q / a, 6),
+                        f"extended.{r}.allocatable": a, f"extended.{r}.requested": q,
+                        f"extended.{r}.free": a - q})
+    return row
+
+
 def schedule(variant: Variant) -> dict[str, Any]:
     result = schedule_batch(variant.cluster, variant.pods, profile=variant.config,
                                    tie_break=variant.tie_break, seed=variant.seed)
@@ -63,7 +90,9 @@ def schedule(variant: Variant) -> dict[str, Any]:
     placed = sum(1 for p in result.placements if p.node is not None)
     return {"placed": placed, "unschedulable": len(result.placements) - placed,
             "cpu_utilisation": round(cpu, 6), "memory_utilisation": round(memory, 6),
-            "balance": round((cpu_spread + memory_spread) / 2, 6)}
+            "balance": round((cpu_spread + memory_spread) / 2, 6),
+            **_extended(result.state.resource_names, result.state.allocatable,
+                        result.state.requested)}
 
 
 def capacity(variant: Variant) -> dict[str, Any]:
@@ -86,6 +115,7 @@ def headroom(variant: Variant) -> dict[str, Any]:
             row[f"{resource}_balance"] = round(report.balance[resource], 6)
     if report.fits is not None:
         row["fits"] = report.fits
+    row.update(_extended(report.resources, report.allocatable, report.requested))
     return row
 
 
@@ -117,6 +147,34 @@ def simulate(variant: Variant) -> dict[str, Any]:
 STUDIES: dict[str, Callable[[Variant], Mapping[str, Any]]] = {
     "schedule": schedule, "capacity": capacity, "headroom": headroom, "plan": plan,
     "simulate": simulate}
+
+
+#: The metrics of each built-in study: fixed names, and prefixes of per-item names.
+METRICS: dict[str, tuple[str, ...]] = {
+    "schedule": ("placed", "unschedulable", "cpu_utilisation", "memory_utilisation", "balance",
+                 "extended.*"),
+    "capacity": ("replicas", "replicas.*"),
+    "headroom": (*(f"{r}_{m}" for r in ("cpu", "memory", "pods")
+                   for m in ("utilisation", "balance")), "fits", "extended.*"),
+    "plan": ("nodes", "nodes.*", "cost", "complete"),
+    "simulate": ("pods_created", "pods_scheduled", "pods_pending_at_end",
+                 "scheduling_attempts", "unschedulable_attempts", "preemptions", "victims",
+                 "time_to_schedule_p50", "time_to_schedule_p99", "cpu_utilisation_mean",
+                 "cpu_utilisation_max", "memory_utilisation_mean", "memory_utilisation_max",
+                 "virtual_seconds", "extended.*")}
+#: The metrics of a scenario that removes nodes.
+DISPLACEMENT = ("displaced", "displaced_pending", "evicted", "evicted_pending", "unplaced")
+
+
+def check_metric(study: str, metric: Any, removes_nodes: bool) -> None:
+    """Refuse, before anything runs, a ``metric`` the built-in ``study`` never gives
+    (``removes_nodes``: some scenario removes nodes, adding :data:`DISPLACEMENT`)."""
+    names = METRICS[study] + (DISPLACEMENT if removes_nodes else ())
+    if not isinstance(metric, str) or not any(
+            metric == n or (n.endswith("*") and metric.startswith(n[:-1]) and metric != n[:-1])
+            for n in names):
+        raise ArgumentError(f"metric: the {study} study has no metric {metric!r} (metrics: "
+                            f"{', '.join(names)})")
 
 
 def check_study(study: Any, executor: str) -> None:
@@ -163,7 +221,9 @@ def _displacement(variant: Variant) -> dict[str, int]:
     moved = variant.displaced
     if moved is None:
         return {}
-    return {"displaced": len(moved.pods), "displaced_pending": len(moved.pending)}
+    return {"displaced": len(moved.pods), "displaced_pending": len(moved.pending),
+            "evicted": len(moved.evicted), "evicted_pending": len(moved.evicted_pending),
+            "unplaced": len(moved.unplaced)}
 
 
 def _scalar(name: Any, value: Any) -> Any:
@@ -172,6 +232,9 @@ def _scalar(name: Any, value: Any) -> Any:
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, numbers.Integral):
+        if not -2**63 <= value < 2**63:
+            raise ArgumentError(f"study: metric {name!r} is {value}, outside the 64-bit "
+                                f"integers a table column holds")
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)

@@ -255,7 +255,7 @@ class _Decoder:
                 data = base64.b64decode(re.sub(r"[\r\n]", "", value), validate=True)
             except (binascii.Error, ValueError):
                 raise LoadError("yaml: !!binary value contains invalid base64 data") from None
-            return STR_TAG, data.decode("utf-8", "replace")
+            return STR_TAG, _go_json_text(data)
         if tag == TIMESTAMP_TAG:
             return STR_TAG, node.value
         if tag in (BOOL_TAG, INT_TAG, FLOAT_TAG, NULL_TAG):
@@ -321,6 +321,16 @@ class _Decoder:
                 continue
             out[text] = value
         return dict(sorted(out.items()))
+
+
+def _go_json_text(data: bytes) -> str:
+    """A Go string of raw bytes as ``json.Marshal`` writes it: each byte that is not part of
+    valid UTF-8 becomes U+FFFD (one per byte, as ``utf8.DecodeRuneInString`` steps)."""
+    text = data.decode("utf-8", "surrogateescape")  # each bad byte: one lone surrogate
+    return _ESCAPED_BYTE.sub("\ufffd", text)
+
+
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 def _json_key(tag: str, key: Any) -> str | None:

@@ -20,6 +20,15 @@ class _Constant(ValueError):
     """``NaN`` / ``Infinity``, which Python's json accepts and Go's does not."""
 
 
+def _go_int(text: str) -> int:
+    """An integer literal; one beyond float64's range (over 309 digits) refused as
+    ``encoding/json`` refuses it, shown shortened."""
+    if len(text) <= 309:
+        return int(text)
+    shown = f"{text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
+    raise LoadError(f"json: cannot unmarshal number {shown} into Go value of type float64")
+
+
 def _reject_constant(name: str) -> Any:
     raise _Constant(name)
 
@@ -30,7 +39,7 @@ def load_json(data: bytes | str, object_pairs_hook: Any = None) -> Any:
     _check_json_depth(text)
     try:
         return json.loads(text, object_pairs_hook=object_pairs_hook,
-                          parse_constant=_reject_constant)
+                          parse_constant=_reject_constant, parse_int=_go_int)
     except _Constant as exc:
         shown = "'I' in numeric literal" if str(exc).startswith("-") else (
             f"'{str(exc)[0]}' looking for beginning of value")

@@ -51,6 +51,8 @@ def _parse_go_int(text: str, unsigned: bool = False) -> int | None:
     sign, body = (-1, text[1:]) if text[:1] == "-" else (1, text.lstrip("+"))
     prefix = body[:2].lower()
     base = {"0x": 16, "0o": 8, "0b": 2}.get(prefix)
+    if len(body) > 70:  # past 64 bits in any base (Python's int() refuses 4,300 digits)
+        return None
     if base:
         value = int(body[2:], base)
     else:

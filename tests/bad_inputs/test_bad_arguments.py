@@ -97,8 +97,6 @@ BAD_CLUSTERS = {
                      "cluster: /no/such/cluster.json: no such file or directory"),
     "list of Node records": (NODES, "cluster: cannot read Kubernetes objects from Node"),
     "list with None": ([NODE_DICT, None], "cluster: cannot read Kubernetes objects from NoneType"),
-    "pod on an unknown node": ([NODE_DICT, _named("x", node="elsewhere")],
-                               'pod default/x: spec.nodeName: node "elsewhere" not found'),
     "one running pod twice": ([NODE_DICT, _named("x", node="n9"), _named("x", node="n9")],
                               'pod default/x: metadata.name: Duplicate value: "x"'),
 }
@@ -128,7 +126,7 @@ BAD_OPTIONS = {
                                                   'supported values: "round-robin", "random"'),
     "tie_break case": ({"tie_break": "Random"}, 'tie_break: Unsupported value: "Random"'),
     "tie_break None": ({"tie_break": None},
-                       "tie_break: must be one of round-robin, random, got None"),
+                       "tie_break: must be one of round-robin, random, heap, got None"),
     "seed negative": ({"seed": -1}, "seed: Invalid value: -1: must be non-negative"),
     "seed float": ({"seed": 1.5}, "seed: must be None, a non-negative integer or a "
                                   "numpy.random.Generator, got float 1.5"),
@@ -240,10 +238,16 @@ BAD_BINDS: dict[str, tuple[Callable[[ClusterState], Any], str]] = {
                             "templates[0]: expected a Node, got str"),
     "templates with a negative count": (
         lambda s: ClusterState.from_node_templates([(NODES[0], -1)]),
-        "templates[0]: count: expected an integer >= 0, got -1"),
+        "templates[0]: count: expected an integer from 0 to 1,000,000, got -1"),
     "templates with a float count": (
         lambda s: ClusterState.from_node_templates([(NODES[0], 2.5)]),
-        "templates[0]: count: expected an integer >= 0, got 2.5"),
+        "templates[0]: count: expected an integer from 0 to 1,000,000, got 2.5"),
+    "templates with an absurd count": (
+        lambda s: ClusterState.from_node_templates([(NODES[0], 10**12)]),
+        "templates[0]: count: expected an integer from 0 to 1,000,000, got 1000000000000"),
+    "templates beyond the bound together": (
+        lambda s: ClusterState.from_node_templates([(NODES[0], 600_000), (NODES[1], 600_000)]),
+        "templates: nodes in all: expected an integer from 0 to 1,000,000, got 1200000"),
     "templates of bare nodes": (lambda s: ClusterState.from_node_templates(NODES),
                                 "templates[0]: expected a (Node, count) pair, got Node"),
 }

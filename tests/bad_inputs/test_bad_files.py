@@ -21,7 +21,8 @@ import ksched
 from ksched.errors import KschedError
 from tests.refusals import refused, time_limit
 
-POD = b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}}'
+POD = (b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, '
+       b'"spec": {"containers": [{"name": "c"}]}}')
 
 
 def _bomb(levels: int = 9) -> bytes:
@@ -63,7 +64,7 @@ FILES: list[tuple[str, str, bytes, str]] = [
     ("json-cut-after-value", "p.json", b'{"kind": "Node",',
      "line 1 column 17: unexpected end of JSON input"),
     ("json-cut-in-list", "p.json", b'{"kind": "List", "items": [' + POD + b", ",
-     "line 1 column 92: unexpected end of JSON input"),
+     "line 1 column 133: unexpected end of JSON input"),
     ("json-only-bracket", "p.json", b"[", "line 1 column 2: unexpected end of JSON input"),
     ("json-stray-brace", "p.json", b"{}}",
      "line 1 column 3: invalid character '}' looking for beginning of value"),
@@ -86,7 +87,7 @@ FILES: list[tuple[str, str, bytes, str]] = [
     ("json-infinite-number", "p.json", b'{"kind": "Pod", "spec": {"priority": 1e999}}',
      "line 1 column 38: number is infinity when parsed as double"),
     ("json-bad-item", "p.json", b'{"kind": "List", "items": [' + POD + b', {"a": tru}]}',
-     "line 1 column 98: invalid character 't' looking for beginning of value"),
+     "line 1 column 139: invalid character 't' looking for beginning of value"),
     ("json-stream-garbage", "p.json", POD + b"\nxyz",
      "line 2 column 1: invalid character 'x' looking for beginning of value"),
     ("json-deep", "p.json", b"[" * 5000 + b"]" * 5000,
@@ -329,3 +330,75 @@ def test_random_yaml(tmp_path: Path, text: str) -> None:
     path = tmp_path / "fuzz.yaml"
     path.write_text("kind: Pod\nmetadata:\n  name: a\nspec:\n  " + text, encoding="utf-8")
     _outcome(path)
+
+
+# ---- YAML's !!binary and !!set reaching a field: go-yaml v2 decodes !!binary into a string
+# (bytes that are no UTF-8 become U+FFFD, as json.Marshal writes them in YAMLToJSON) and !!set
+# into a map of nulls; the field's own check then refuses what the API server refuses.
+_META = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n"
+_SPEC = "spec:\n  containers: [{name: c}]\n"
+
+TAGGED: list[tuple[str, str, str]] = [
+    ("set-as-containers", _META + "spec:\n  containers: !!set {c}\n",
+     "pod default/web: spec.containers: expected a list, got an object"),
+    ("set-as-ports", _META + "spec:\n  containers: [{name: c, ports: !!set {80}}]\n",
+     "pod default/web: spec.containers[0].ports: expected a list, got an object"),
+    ("set-as-quantity", _META + "spec:\n  containers: [{name: c, resources: "
+     "{requests: {cpu: !!set {1}}}}]\n",
+     "pod default/web: spec.containers[0].resources.requests.cpu: expected a quantity, "
+     "got an object"),
+    ("set-as-api-version", "apiVersion: !!set {v1}\nkind: Pod\nmetadata: {name: web}\n"
+     + _SPEC, "pod default/web: apiVersion: expected a string, got an object"),
+    ("set-as-annotation", _META + "  annotations: {a: !!set {x}}\n" + _SPEC,
+     "pod default/web: metadata.annotations.a: expected a string, got an object"),
+    ("binary-not-utf8-label", _META + "  labels: {app: !!binary /w==}\n" + _SPEC,
+     'pod default/web: metadata.labels: Invalid value: "\ufffd": a valid label must be'),
+    ("binary-not-utf8-name", "apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary /w==}\n"
+     + _SPEC, 'pod default/\ufffd: metadata.name: Invalid value: "\ufffd"'),
+    ("binary-quantity", _META + "spec:\n  containers: [{name: c, resources: "
+     "{requests: {cpu: !!binary MTAwbXg=}}}]\n",
+     'spec.containers[0].resources.requests.cpu: invalid quantity "100mx"'),
+    ("binary-annotation-key", _META + "  annotations: {!!binary /w==: x}\n" + _SPEC,
+     'pod default/web: metadata.annotations: Invalid value: "\ufffd": name part must consist'),
+    ("binary-priority-class-label", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+     "metadata: {name: high, labels: {tier: !!binary /w==}}\nvalue: 10\n",
+     'priorityclass high: metadata.labels: Invalid value: "\ufffd"'),
+    ("binary-pdb-label", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+     "metadata: {name: pdb, labels: {a: !!set {b}}}\nspec: {minAvailable: 1}\n",
+     "poddisruptionbudget default/pdb: metadata.labels.a: expected a string, got an object"),
+]
+
+
+@pytest.mark.parametrize(("text", "match"), [t[1:] for t in TAGGED], ids=[t[0] for t in TAGGED])
+def test_yaml_tags_reach_the_fields_own_check(tmp_path: Path, text: str, match: str) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(text, encoding="utf-8")
+    refused(ksched.read_objects, path, match=match)
+
+
+def test_yaml_tags_go_accepts_are_read() -> None:
+    """What kubectl sends the API server as a valid pod: a !!binary name that is UTF-8, a
+    !!set of labels (empty values), a !!set of annotations, an annotation value of any bytes."""
+    text = (b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: !!binary d2Vi\n"
+            b"  labels: !!set {app}\n  annotations: {a: !!binary /w==, b: x}\n" + _SPEC.encode())
+    (pod,) = ksched.load_pods(text)
+    assert (pod.name, dict(pod.labels)) == ("web", {"app": ""})
+
+
+# ---- bytes are a file's content
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\t", bytearray()], ids=["empty", "blank", "bytearray"])
+@pytest.mark.parametrize("load", [ksched.load_cluster, ksched.load_pods, ksched.read_objects])
+def test_empty_bytes_refused(load: Callable, data: bytes) -> None:
+    refused(load, data, match="input: empty bytes, no Kubernetes objects (bytes are read as "
+                              "a file's content)", error=ksched.ArgumentError)
+
+
+@pytest.mark.parametrize("load", [ksched.load_cluster, ksched.load_pods, ksched.read_objects])
+def test_a_path_given_as_bytes_says_to_pass_a_str(tmp_path: Path, load: Callable) -> None:
+    path = tmp_path / "cluster.json"
+    path.write_bytes(POD)
+    refused(load, os.fsencode(path), error=ksched.ArgumentError,
+            match=f"input: bytes are read as a file's content, not as a path; to read the "
+                  f"file '{path}', pass its path as a str or pathlib.Path")

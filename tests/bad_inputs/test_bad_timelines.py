@@ -43,6 +43,10 @@ EVENTS: list[tuple[dict[str, Any], str]] = [
     ({"time": 0, "kind": "launch", "pod": POD},
      "event: kind: must be one of create, update, delete, finish, node-add, node-remove, "
      "cordon, uncordon, got 'launch'"),
+    ({"time": 0, "kind": ["create"], "pod": POD},
+     "event: kind: must be one of create, update, delete, finish, node-add, node-remove, "
+     "cordon, uncordon, got ['create']"),
+    ({"time": 0, "kind": {"create": 1}, "pod": POD}, "event: kind: must be one of create, "),
     ({"time": 0, "kind": "create"},
      "create event: pod: required: a Pod, a v1 Pod manifest or a kubernetes-client V1Pod"),
     ({"time": 0, "kind": "update"}, "update event: pod: required: a Pod"),
@@ -139,6 +143,16 @@ RUNS: list[tuple[Any, dict[str, Any], str]] = [
     ("events.jsonl", {}, "Simulator.run: events: expected a sequence of events, got str"),
     ([create(0), 5], {}, "event 1: expected an Event or a dict, got int"),
     ([{"time": 0, "kind": "cordon"}], {}, "event 0: node: required: the node's name"),
+    ([{"time": 0, "kind": ["create"], "pod": MANIFEST}], {},
+     "event 0: kind: must be one of create, update, delete, finish, node-add, node-remove, "
+     "cordon, uncordon, got ['create']"),
+    ([{"time": 0, "kind": {"k": "create"}, "node": "n1"}], {}, "event 0: kind: must be one of"),
+    ([create(0, Pod("p", node_name="ghost"))], {},
+     'event 0: pod.spec.nodeName: node "ghost" not found (pod default/p)'),
+    ([Event(0, "node-remove", name="n1"), create(1, Pod("p", node_name="n1"))], {},
+     'event 1: pod.spec.nodeName: node "n1" not found (pod default/p)'),
+    ([create(0), Event(1, "update", pod=Pod("web", node_name="n9"))], {},
+     'event 1: pod.spec.nodeName: node "n9" not found (pod default/web)'),
     ([{"time": 0, "kind": "cordon", "node": "n1", "when": 3}], {},
      'event 0: unknown field "when"'),
     ([create(0), create(10)], {},
@@ -222,9 +236,13 @@ def test_bad_record_and_text() -> None:
 
 
 CHURN: list[tuple[dict[str, Any], str]] = [
-    ({"nodes": 0}, "day_of_churn: nodes: must be an integer >= 1, got 0"),
-    ({"arrivals": -1}, "day_of_churn: arrivals: must be an integer >= 1, got -1"),
-    ({"nodes": 2.5}, "day_of_churn: nodes: must be an integer >= 1, got 2.5"),
+    ({"nodes": 0}, "day_of_churn: nodes: expected an integer from 1 to 1,000,000, got 0"),
+    ({"arrivals": -1}, "day_of_churn: arrivals: expected an integer from 1 to 10,000,000, "
+                       "got -1"),
+    ({"nodes": 2.5}, "day_of_churn: nodes: expected an integer from 1 to 1,000,000, got 2.5"),
+    ({"nodes": 10**12}, "day_of_churn: nodes: expected an integer from 1 to 1,000,000, got "
+                        "1000000000000"),
+    ({"arrivals": 10**10}, "day_of_churn: arrivals: expected an integer from 1 to 10,000,000"),
     ({"seed": -3}, "day_of_churn: seed: must be an integer >= 0, got -3"),
     ({"seconds": 0}, "day_of_churn: seconds: must be a finite number of seconds > 0, got 0"),
     ({"median_duration": float("inf")}, "day_of_churn: median_duration: must be a finite"),
@@ -234,6 +252,15 @@ CHURN: list[tuple[dict[str, Any], str]] = [
 @pytest.mark.parametrize("kwargs, message", CHURN, ids=[m for _, m in CHURN])
 def test_bad_day_of_churn(kwargs: dict[str, Any], message: str) -> None:
     refused(day_of_churn, match=message, **{"nodes": 2, "arrivals": 3, **kwargs})
+
+
+def test_a_pod_bound_to_a_node_added_before_it_is_created_runs_there() -> None:
+    bound = Pod("p", containers=[Container("c", requests={"cpu": 100})], node_name="n2")
+    events = [Event(0, "node-add", node=Node("n2", allocatable={"cpu": 1000, "pods": 10})),
+              create(1, bound)]
+    result = Simulator(cluster()).run(events)
+    assert [(d.pod, d.outcome, d.node) for d in result.decisions] == [
+        ("default/p", "bound", "n2")]
 
 
 def test_inputs_are_not_mutated_and_good_ones_still_run() -> None:

@@ -68,7 +68,7 @@ def _pods(count: int, seed: int, anti_affinity: bool = False,
 def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_break: str,
          tree: bool) -> tuple[np.ndarray, ...]:
     """The whole batch through the fused loop alone: (node per pod, start index per pod,
-    counters after, requests after)."""
+    counters after, requests after, each pod's walk)."""
     framework = Framework(default_profile())
     tie_breaker = TieBreaker(tie_break, 11)
     tie_breaker.reserve(len(pods))
@@ -78,14 +78,15 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
     classes = np.array([fast.class_of(p, driver.assumer.state) for p in pods], np.int64)
     out_node = np.zeros(len(pods), np.int64)
     out_start = np.zeros(len(pods), np.int64)
+    out_walk = np.zeros((len(pods), 4), np.int64)
     done = 0
     while done < len(pods):
-        done = driver.run_loop(fast, classes, done, out_node, out_start)
+        done = driver.run_loop(fast, classes, done, out_node, out_start, out_walk)
     counters = driver.counters
     return (out_node, out_start,
             np.array([counters.next_start_index, counters.placed, counters.nodes_evaluated,
                       tie_breaker.last_node_index, tie_breaker.next_draw]),
-            driver.assumer.state.requested)
+            driver.assumer.state.requested, out_walk)
 
 
 @pytest.mark.parametrize(("num_nodes", "pods", "percentage", "tie_break", "kind"), [
@@ -99,6 +100,11 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
     # Pods without spreading land on nodes in no zone between the spreading pods.
     (200, 5_000, 0, "round-robin", "spreading-unlabelled"),
     (500, 5_000, 0, "round-robin", "spreading-unlabelled"),
+    (1000, 20_000, 0, "heap", ""),
+    (240, 20_000, 100, "heap", ""),
+    (700, 20_000, 0, "heap", "anti-affinity"),
+    (600, 20_000, 0, "heap", "spreading"),
+    (200, 5_000, 0, "heap", "spreading-unlabelled"),
 ])
 def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
                                         tie_break: str, kind: str) -> None:
@@ -106,8 +112,9 @@ def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: i
     batch = _pods(pods, num_nodes, kind == "anti-affinity", kind.startswith("spreading"))
     tree = _run(cluster, batch, percentage, tie_break, tree=True)
     walk = _run(cluster, batch, percentage, tie_break, tree=False)
-    nodes, starts, counters, requested = tree
+    nodes, starts, counters, requested, walks = tree
     assert np.array_equal(starts, walk[1])
+    assert np.array_equal(walks, walk[4])
     assert np.array_equal(nodes, walk[0])
     assert np.array_equal(counters, walk[2])
     assert np.array_equal(requested, walk[3])

@@ -1,14 +1,17 @@
 """The selection tree (:mod:`ksched.kernels.selection_tree`) against the plain walk it stands
 for: ``findNodesThatPassFilters`` from the start index until ``numFeasibleNodesToFind`` feasible
-nodes are found, then ``selectHost`` over them in walk order."""
+nodes are found, then ``selectHost`` over them in walk order (the heap mode: Go's
+``container/heap`` over them, written out in the select kernel's test)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ksched.kernels import select, selection_tree
+from tests.go_heap import go_heap_pop_first
 
 SETTINGS = settings(max_examples=300, deadline=None)
 
@@ -30,7 +33,10 @@ def reference_walk(feasible: list[bool], scores: list[int], start: int, to_find:
         return -1, processed
     if len(found) == 1:
         return found[0], processed
-    at = select.select_host(np.array([scores[i] for i in found], np.int64), mode, draws, state)
+    totals = [scores[i] for i in found]
+    if mode == select.HEAP:
+        return found[go_heap_pop_first(totals)], processed
+    at = select.select_host(np.array(totals, np.int64), mode, draws, state)
     return found[at], processed
 
 
@@ -52,8 +58,8 @@ def _select(tree: tuple[np.ndarray, ...], n: int, start: int, to_find: int, mode
     if allowed is None:
         tree, allowed = tuple(a[None, :] for a in tree), np.ones(1, np.bool_)
     segments = np.empty(selection_tree.SEGMENTS, np.int64)
-    leaf, processed = selection_tree.select_in_tree(*tree, allowed, n, start, to_find, mode,
-                                                    draws, state, segments)
+    leaf, processed, *_ = selection_tree.select_in_tree(*tree, allowed, n, start, to_find, mode,
+                                                        draws, state, segments)
     return int(leaf), int(processed)
 
 
@@ -63,8 +69,11 @@ nodes = st.integers(1, 70).flatmap(lambda n: st.tuples(
     st.integers(0, n - 1), st.integers(1, n + 2)))
 
 
+MODES = [select.ROUND_ROBIN, select.RANDOM, select.HEAP]
+
+
 @SETTINGS
-@given(nodes, st.sampled_from([select.ROUND_ROBIN, select.RANDOM]), st.integers(0, 50))
+@given(nodes, st.sampled_from(MODES), st.integers(0, 50))
 def test_one_selection_matches_the_walk(case, mode: int, index: int) -> None:
     feasible, scores, start, to_find = case
     draws = np.random.default_rng(index).integers(0, 1 << 30, 4)
@@ -97,12 +106,14 @@ def test_leaf_updates_keep_the_tree_equal_to_a_fresh_one(case, updates) -> None:
         reference_walk(feasible, scores, start, to_find, select.ROUND_ROBIN, draws, want_state)
 
 
-def test_a_long_run_of_placements_follows_the_walk() -> None:
+@pytest.mark.parametrize(("mode", "n", "to_find"), [
+    (select.ROUND_ROBIN, 257, 40), (select.HEAP, 257, 40), (select.HEAP, 300, 130),
+    (select.HEAP, 1000, 1000)])
+def test_a_long_run_of_placements_follows_the_walk(mode: int, n: int, to_find: int) -> None:
     """Thousands of selections on one tree, each placement lowering the chosen node's score
     and filling it after three pods, as the fused loop does: the chosen nodes, the nodes
     processed (so ``nextStartNodeIndex``) and the round-robin index agree at every step."""
     rng = np.random.default_rng(7)
-    n, to_find = 257, 40
     feasible = [bool(v) for v in rng.random(n) < 0.9]
     scores = [int(v) for v in rng.integers(5, 8, n)]
     pods_on = [0] * n
@@ -111,9 +122,8 @@ def test_a_long_run_of_placements_follows_the_walk() -> None:
     state, want_state = np.zeros(5, np.int64), np.zeros(5, np.int64)
     start = 0
     for _ in range(3000):
-        want = reference_walk(feasible, scores, start % n, to_find, select.ROUND_ROBIN, draws,
-                              want_state)
-        got = _select(tree, n, start % n, to_find, select.ROUND_ROBIN, draws, state)
+        want = reference_walk(feasible, scores, start % n, to_find, mode, draws, want_state)
+        got = _select(tree, n, start % n, to_find, mode, draws, state)
         assert got == want
         assert state.tolist() == want_state.tolist()
         chosen, processed = got
@@ -147,7 +157,7 @@ def test_ties_are_taken_in_walk_order_across_the_wrap() -> None:
 @SETTINGS
 @given(nodes, st.lists(st.integers(0, 3), min_size=70, max_size=70),
        st.lists(st.booleans(), min_size=4, max_size=4),
-       st.sampled_from([select.ROUND_ROBIN, select.RANDOM]))
+       st.sampled_from(MODES))
 def test_domain_trees_match_the_walk_over_the_allowed_domains(case, domain_of, allowed,
                                                               mode: int) -> None:
     """One tree per domain (a node's leaf in its domain's tree), queried with a mask of the
@@ -165,3 +175,29 @@ def test_domain_trees_match_the_walk_over_the_allowed_domains(case, domain_of, a
     assert _select(stacked, n, start, to_find, mode, draws, state,
                    np.array(allowed, np.bool_)) == want
     assert state.tolist() == want_state.tolist()
+
+
+@SETTINGS
+@given(st.integers(2, 300).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n),
+    st.integers(0, n - 1), st.integers(2, n + 2))))
+def test_heap_selection_over_wide_windows(case) -> None:
+    """Windows of up to 300 feasible nodes with few distinct scores (ties at many depths of
+    the heap): the tree's heap top is Go's, and it reports the window's count, top and ties."""
+    feasible, scores, start, to_find = case
+    n = len(feasible)
+    state = np.zeros(5, np.int64)
+    want = reference_walk(feasible, scores, start, to_find, select.HEAP, np.zeros(1, np.int64),
+                          state.copy())
+    segments = np.empty(selection_tree.SEGMENTS, np.int64)
+    count, best, ties = (a[None, :] for a in _tree(feasible, scores))
+    leaf, processed, found, top, top_ties = selection_tree.select_in_tree(
+        count, best, ties, np.ones(1, np.bool_), n, start, to_find, select.HEAP,
+        np.zeros(1, np.int64), state, segments)
+    assert (leaf, processed) == want
+    window = [(start + i) % n for i in range(n) if feasible[(start + i) % n]][:to_find]
+    assert found == len(window)
+    if len(window) > 1:
+        totals = [scores[i] for i in window]
+        assert (top, top_ties) == (max(totals), totals.count(max(totals)))

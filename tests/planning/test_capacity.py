@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import json
+import sys
 
 import attrs
 import pytest
@@ -28,6 +29,13 @@ from tests.refusals import refused
 from tests.strategies import pods, scenarios
 
 GI = 2**30
+
+
+def _full(diagnosis: str, nodes: int) -> str:
+    """The condition message: ``diagnosis`` and what PostFilter adds when no node has a
+    lower-priority pod."""
+    return (f"{diagnosis} no new claims to deallocate, preemption: 0/{nodes} nodes are "
+            f"available: {nodes} No preemption victims found for incoming pod.")
 
 
 def _node(name: str, cpu: int = 4000, zone: str | None = None, **kw) -> Node:
@@ -61,7 +69,7 @@ def test_three_nodes_of_four_cpu_minus_running(three):
     assert (result.replicas, result.method) == (11, "closed-form")
     assert result.replicas_on_nodes == {"n0": 3, "n1": 4, "n2": 4}
     assert result.by == {"a": 7, "b": 4}
-    assert result.stop_reason == "0/3 nodes are available: 3 Insufficient cpu."
+    assert result.stop_reason == _full("0/3 nodes are available: 3 Insufficient cpu.", 3)
     assert result.fail_counts == {"Insufficient cpu": 3}
     assert report.resources()["cpu"] == {"allocatable": 12000, "requested": 12000}
     assert len(report.state.pods) == 12
@@ -74,8 +82,8 @@ def test_stop_reason_is_the_next_copys_reason(three):
     looped = capacity(three, pod, profile=default_profile())
     reference = _long_list(three, pod, report.results[0].replicas + 1)
     assert report.results[0].replicas == looped.results[0].replicas == 6
-    assert report.results[0].stop_reason == reference.placements[-1].reason
-    assert looped.results[0].stop_reason == reference.placements[-1].reason
+    assert report.results[0].stop_reason == _full(reference.placements[-1].reason, 3)
+    assert looped.results[0].stop_reason == report.results[0].stop_reason
 
 
 def test_max_limit_and_own_limit(three):
@@ -90,11 +98,11 @@ def test_max_limit_and_own_limit(three):
 def test_limit_above_the_answer_stops_at_the_failure(three):
     result = capacity(three, _pod("web"), max_limit=50).results[0]
     assert (result.replicas, result.method) == (11, "loop")
-    assert result.stop_reason == "0/3 nodes are available: 3 Insufficient cpu."
+    assert result.stop_reason == _full("0/3 nodes are available: 3 Insufficient cpu.", 3)
 
 
 def test_fill_order(three):
-    web, db = capacity(three, [_pod("web", 2000), _pod("db", 500)]).results
+    web, db = capacity(three, [_pod("web", 2000), _pod("db", 500)], order="fill").results
     assert (web.replicas, db.replicas) == (5, 2)  # n0 keeps 1 cpu after web: 2 db there
     assert db.replicas_on_nodes == {"n0": 2}
 
@@ -120,7 +128,8 @@ def test_interleave_alternates_and_drops_a_stopped_template(three):
 def test_exclude_nodes(three):
     report = capacity(three, _pod("web"), exclude_nodes=["n0"])
     assert report.results[0].replicas == 8
-    assert report.results[0].stop_reason == "0/2 nodes are available: 2 Insufficient cpu."
+    assert report.results[0].stop_reason == _full("0/2 nodes are available: 2 Insufficient "
+                                                  "cpu.", 2)
     assert report.state.node_names == ("n1", "n2")
     assert report.displaced is None
 
@@ -132,7 +141,8 @@ def test_remove_nodes_re_places_their_pods_before_counting(three):
     assert [(d.pod, d.outcome, d.node) for d in report.displaced.pods] == \
         [("default/run", "placed", "n2")]
     assert report.results[0].replicas == 3
-    assert report.results[0].stop_reason == "0/1 nodes are available: 1 Insufficient cpu."
+    assert report.results[0].stop_reason == _full("0/1 nodes are available: 1 Insufficient "
+                                                  "cpu.", 1)
     assert capacity(three, _pod("web"), exclude_nodes=["n0", "n1"]).results[0].replicas == 4
     assert report.to_dict()["displaced"]["removed_nodes"] == ["n0", "n1"]
 
@@ -172,17 +182,19 @@ def test_reports_render(three):
     data = json.loads(json.dumps(report.to_dict()))
     assert data["templates"][0]["replicas_on_nodes"] == {"n0": 3, "n1": 4, "n2": 4}
     review = report.to_cluster_capacity()
-    assert review["kind"] == "ClusterCapacityReview"
+    assert "kind" not in review  # cluster-capacity's TypeMeta is empty and omitted
     status = review["status"]
     assert status["replicas"] == 11
-    assert status["failReason"] == {"failType": "Unschedulable",
-                                    "failMessage": "0/3 nodes are available: 3 Insufficient cpu."}
+    assert status["failReason"] == {
+        "failType": "Unschedulable",
+        "failMessage": _full("0/3 nodes are available: 3 Insufficient cpu.", 3)}
     assert status["pods"][0]["replicasOnNodes"][0] == {"nodeName": "n0", "replicas": 3}
-    assert status["pods"][0]["failSummary"] == [{"reason": "Insufficient cpu", "count": 3}]
+    assert status["pods"][0]["failSummary"] is None  # cluster-capacity never fills it
+    assert review["spec"]["replicas"] == 0
     assert review["spec"]["podRequirements"] == [{
         "podName": "web", "nodeSelectors": None, "resources": {
-            "primaryResources": {"cpu": "1", "memory": "0", "storage": "0",
-                                 "ephemeral-storage": "0"}, "scalarResources": None}}]
+            "primaryResources": {"cpu": "1", "memory": "0", "nvdia.com/gpu": "0"},
+            "scalarResources": None}}]
     limited = capacity(three, _pod("web", cpu=1500), max_limit=2).to_cluster_capacity()
     assert limited["status"]["failReason"] == {
         "failType": "LimitReached", "failMessage": "Maximum number of pods simulated: 2"}
@@ -207,6 +219,19 @@ def test_fail_counts_parses_several_reasons():
 def test_bad_arguments(three, kwargs, named):
     with pytest.raises(ArgumentError, match=named):
         capacity(three, _pod("web"), **kwargs)
+
+
+def test_limits_beyond_the_bound_are_refused(three):
+    refused(capacity, three, _pod("web"), max_limit=10**12,
+            match="max_limit: expected an integer from 0 to 10,000,000, got 1000000000000")
+    refused(capacity, three, [(_pod("web"), 10_000_001)],
+            match="templates[0] limit: expected an integer from 0 to 10,000,000, got 10000001")
+
+
+def test_the_loop_without_a_limit_stops_at_the_pod_bound(three, monkeypatch):
+    monkeypatch.setattr(sys.modules[capacity.__module__], "MAX_PODS", 5)
+    result = capacity(three, _pod("web", 10), profile=default_profile()).results[0]
+    assert (result.method, result.replicas, result.stop_reason) == ("loop", 5, LIMIT_REACHED)
 
 
 def test_bad_templates(three):
@@ -241,7 +266,9 @@ def test_closed_form_equals_loop_and_one_long_list(scenario):
     assert dict(placed) == closed.replicas_on_nodes
     first_failure = reference.placements[closed.replicas]
     assert first_failure.node is None
-    assert closed.stop_reason == looped.stop_reason == first_failure.reason
+    # the closed form words from arrays what the loop's simulator run says
+    assert closed.stop_reason == looped.stop_reason
+    assert closed.stop_reason.startswith(first_failure.reason)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -276,7 +303,11 @@ def test_added_nodes_take_copies_as_nodes_of_the_cluster_would(three):
 @pytest.mark.parametrize("add_nodes, match", [
     ("big", "add_nodes: expected (node, count) pairs, got str"),
     ([("big", 1)], "add_nodes[0]: expected a Node record or a v1 Node manifest, got str"),
-    ([(Node("n"), -1)], "add_nodes[0]: count: expected an integer >= 0, got -1"),
+    ([(Node("n"), -1)], "add_nodes[0]: count: expected an integer from 0 to 1,000,000, got -1"),
+    ([(Node("n"), 10**9)],
+     "add_nodes[0]: count: expected an integer from 0 to 1,000,000, got 1000000000"),
+    ([(Node("n"), 600_000), (Node("m"), 600_000)],
+     "add_nodes: nodes in all: expected an integer from 0 to 1,000,000, got 1200000"),
     ([Node("n")], "add_nodes[0]: expected a (node, count) pair, got Node"),
     ([(Node("n0"), 1)], "add_nodes: node 'n0-0' is in the cluster already"),
 ])

@@ -84,11 +84,14 @@ def test_without_reference_there_are_no_fits(cluster):
     assert "fits" not in report.to_rows()[0]
 
 
-def test_a_resource_no_node_has_fits_nowhere_and_strands_everything(cluster):
+def test_a_resource_no_node_has_fits_nowhere_and_strands_nothing(cluster):
+    """Issue 24: a CPU-only node's free CPU is not stranded for a GPU pod (it never could
+    host it)."""
     gpu = Pod("gpu", containers=[Container("c", requests={"cpu": 100, "nvidia.com/gpu": 1})])
     report = headroom(cluster, reference=gpu)
     assert report.fits == 0
-    assert report.stranded["cpu"] == 12000 - 3600
+    assert int(report.hosts.sum()) == 0
+    assert report.stranded["cpu"] == 0
 
 
 def test_fits_and_stranded_kernel_on_plain_arrays():
@@ -111,9 +114,11 @@ def test_rows_dict_and_text(cluster):
     as_dict = report.to_dict()
     assert as_dict["fits"] == 4 and as_dict["total"]["pods_free"] == 36
     text = str(report).splitlines()
-    assert text[1].split()[:3] == ["a", "2", "1500/8000"]
-    assert text[-1] == ("reference default/ref: 4 fit; stranded: cpu 3500, memory 3000, "
-                        "pods 18")
+    assert text[1].split()[:3] == ["a", "2", "1.5/8.0"]  # cores
+    assert "ephemeral-storage" not in text[0]  # no node has any: its columns are left out
+    assert text[-1] == ("reference default/ref: 4 copies fit on 4 node(s) that could host "
+                        "it; stranded there (free, but another resource is short): cpu 3.5 "
+                        "cores, memory 0.0 GiB, pods 18")
 
 
 @pytest.fixture
@@ -139,9 +144,30 @@ def test_zone_loss_displaces_three_pods_two_fit(two_zones):
         "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
     assert lost.victims == ()
-    assert [g.name for g in report.groups] == ["a"]
+    assert [(g.name, g.nodes) for g in report.groups] == [("a", 2), ("b", 0)]  # b is lost
     assert report.total.requested["cpu"] == 3000
     assert (len(two_zones.pods), two_zones.requested.tolist()) == (before[0], before[1].tolist())
+
+
+def test_a_label_value_whose_nodes_are_all_removed_keeps_a_row_of_zeros():
+    state = ClusterState.from_records(
+        [node("a1", "a", 2000, 4000), node("b1", "b", 2000, 4000), node("x1", None, 1000, 1000)],
+        [pod("w", 500, 500, "b1")])
+    report = headroom(state, by=ZONE, without=f"{ZONE}=b", reference=REF)
+    lost = report.groups[1]
+    assert [(g.name, g.nodes) for g in report.groups] == [("a", 1), ("b", 0), ("<none>", 1)]
+    assert (lost.allocatable["cpu"], lost.requested["cpu"], lost.percent["cpu"], lost.fits) \
+        == (0, 0, 0.0, 0)
+    assert report.groups[0].requested["cpu"] == 500  # w moved to a1
+    assert str(report).splitlines()[2].split()[:3] == ["b", "0", "0.0/0.0"]
+
+
+def test_removing_every_node_that_has_the_label_or_every_node(two_zones):
+    report = headroom(two_zones, by=ZONE, without=f"{ZONE} in (a, b)")
+    assert [(g.name, g.nodes) for g in report.groups] == [("a", 0), ("b", 0)]
+    assert (report.total.nodes, report.total.allocatable["cpu"]) == (0, 0)
+    assert len(report.displaced.pending) == 5
+    assert report.to_dict()["groups"][0]["cpu_allocatable"] == 0
 
 
 def test_node_list_and_in_selector_name_the_same_nodes(two_zones):
@@ -159,7 +185,11 @@ def test_displaced_high_priority_pod_preempts_a_running_one():
     assert lost.pods == (Displaced("default/hi", 1000, "b1", "placed", "a1", ""),)
     assert lost.victims == (Victim("default/low", "a1", "default/hi"),)
     assert [p.key for p in lost.state.pods] == ["default/hi"]
-    assert "1 preempted" in str(headroom(state, without=["b1"]))
+    assert lost.evicted == (Displaced("default/low", 0, "a1", "pending", None, lost.evicted[0]
+                                      .reason, "default/hi"),)
+    text = str(headroom(state, without=["b1"]))
+    assert "without 1 node(s): 1 pod(s) end unplaced" in text
+    assert "evicted by preemption to make room: 1, 0 placed again, 1 unplaced" in text
 
 
 def test_displaced_pods_go_in_priority_order():

@@ -44,7 +44,7 @@ def test_cpu_bound_three_nodes_and_two_fail() -> None:
     report = plan(EMPTY, pods, [m])
     assert report.bound == {"m": 3}
     assert report.nodes == {"m": 3}
-    assert report.complete and report.unschedulable == () and report.cost is None
+    assert report.complete and report.unschedulable == () and report.cost == 3.0
     assert {p.node for p in report.placements} == {"m-plan-0", "m-plan-1", "m-plan-2"}
     assert _all_fit([m], {"m": 3}, pods)
     assert not _all_fit([m], {"m": 2}, pods)
@@ -63,6 +63,8 @@ def test_memory_bound() -> None:
     report = plan(EMPTY, pods, [m])
     assert report.bound == {"m": 4}  # 30Gi over 8Gi nodes: the bound ignores fragmentation
     assert report.nodes == {"m": 5}  # 2 pods of 3Gi per 8Gi node
+    assert report.gap == 1.0 and report.fewer["m"][0] == 2
+    assert "Insufficient memory" in report.fewer["m"][1][0][1]
     assert not _all_fit([m], {"m": 4}, pods)
 
 
@@ -82,8 +84,8 @@ def test_prices_choose_the_cheaper_mix() -> None:
     report = plan(EMPTY, pods, [small, big], prices={"small": 1, "big": 3})
     assert report.bound == {"small": 1, "big": 2}
     assert report.nodes == {"small": 1, "big": 2}
-    assert report.cost == 7.0 and report.bound_cost == 7.0
-    assert "cost 7" in str(report)
+    assert report.cost == 7.0 and report.bound_cost == 7.0 and report.gap == 0.0
+    assert "cost 7.00" in str(report)
     assert not _all_fit([small, big], {"small": 0, "big": 2}, pods)
     assert not _all_fit([small, big], {"small": 1, "big": 1}, pods)
 
@@ -97,12 +99,13 @@ def test_extended_resource_adds_the_gpu_type() -> None:
     assert report.result.node_of("default/train0") == "gpu-plan-0"
 
 
-def test_selector_pod_makes_verification_add_its_type() -> None:
+def test_the_bound_respects_node_selectors() -> None:
     cpu, gpu = _node("cpu", "4"), _node("gpu", "4")
     pods = _pods(1, cpu="3", prefix="sel", node_selector={"pool": "gpu"}) + _pods(3)
     report = plan(EMPTY, pods, [cpu, gpu], prices={"cpu": 1, "gpu": 5})
-    assert report.bound == {"cpu": 2, "gpu": 0}  # the bound ignores the selector
-    assert report.nodes == {"cpu": 1, "gpu": 1}  # added a gpu node, then dropped a cpu one
+    # a selector-blind bound would be 2 cpu nodes (6 cpu); the selector pod needs a gpu one
+    assert report.bound == {"cpu": 1, "gpu": 1} and report.bound_cost == 6.0
+    assert report.nodes == {"cpu": 1, "gpu": 1}
     assert report.result.node_of("default/sel0") == "gpu-plan-0"
     assert report.complete
 
@@ -115,8 +118,11 @@ def test_pod_fitting_no_type_is_reported() -> None:
     assert [u.pod.key for u in report.unschedulable] == ["default/huge0"]
     assert report.unschedulable[0].reasons == {"m": "0/1 nodes are available: 1 Insufficient cpu."}
     assert report.bound == {"m": 1}  # a pod larger than every type leaves the demand
+    assert report.bound_cost <= report.cost
     assert report.to_dict()["unschedulable"][0]["pod"] == "default/huge0"
-    assert not report.complete
+    assert not report.complete and report.status == "some pods fit no type"
+    assert report.failed == () and report.message == ""
+    assert "1 fit no node type" in str(report)
 
 
 def _deployment(replicas: int, cpu: str) -> dict:
@@ -171,7 +177,7 @@ def test_one_node_fewer_of_a_chosen_type_does_not_schedule(cpus: list[int],
     fit = [p for p in pods if any(p.containers[0].requests["cpu"] <= c * 1000 for c in cpus)]
     assert len(report.unschedulable) == len(pods) - len(fit)
     assert _all_fit(types, report.nodes, fit)
-    assert sum(report.bound.values()) <= sum(report.nodes.values())
+    assert report.bound_cost <= sum(report.nodes.values())
     for name, count in report.nodes.items():
         if count:
             assert not _all_fit(types, {**report.nodes, name: count - 1}, fit)
@@ -185,7 +191,11 @@ def test_one_node_fewer_of_a_chosen_type_does_not_schedule(cpus: list[int],
     ({"prices": {"n2": 1}}, "prices['n2']: no such node type"),
     ({"prices": {"m": -1}}, "prices['m']: expected a finite number >= 0"),
     ({"prices": [1]}, "prices: expected a mapping"),
-    ({"max_nodes": -1}, "max_nodes: expected an integer >= 0"),
+    ({"max_nodes": -1}, "max_nodes: expected an integer from 0 to 1,000,000, got -1"),
+    ({"max_cost": -1}, "max_cost: expected a finite number >= 0, got -1"),
+    ({"time_limit": 0}, "time_limit: expected a number of seconds > 0, got 0"),
+    ({"priority_classes": "x"}, "priority_classes: expected a list"),
+    ({"max_nodes": 10**7}, "max_nodes: expected an integer from 0 to 1,000,000, got 10000000"),
     ({"progress": 3}, "progress: must be a callable"),
 ])
 def test_bad_arguments(kwargs: dict, message: str) -> None:
@@ -203,4 +213,6 @@ def test_inputs_not_mutated_and_manifest_types() -> None:
     report = plan(EMPTY, _pods(5), [manifest], max_nodes=1)
     assert repr(manifest) == before
     assert report.nodes == {"m": 1}
-    assert report.message.startswith("max_nodes reached: 1 new nodes")
+    assert report.message == "max_nodes (1) reached with 1 new nodes and 1 pods not scheduled"
+    assert report.status == "out of budget" and not report.complete
+    assert [p.pod.key for p in report.failed] == ["default/p4"]

@@ -87,7 +87,8 @@ def test_capacity_all_pods_and_exclude_nodes(example, cluster):
 def test_capacity_cluster_capacity_shape(example):
     review = json.loads(_ok(["capacity", *example, "--max-limit", "7", "-o",
                              "cluster-capacity"]))
-    assert review["kind"] == "ClusterCapacityReview"
+    assert set(review) == {"spec", "status"}  # cluster-capacity writes no kind
+    assert review["spec"]["replicas"] == 7
     pod = review["status"]["pods"][0]
     assert pod["podName"] == "web-0"
     assert sum(n["replicas"] for n in pod["replicasOnNodes"]) == 7 == review["status"]["replicas"]
@@ -105,7 +106,8 @@ def test_headroom_json_and_csv_equal_the_library(example, cluster, web):
     assert len(rows) == 300 + 3 + 1
     assert rows[-1]["name"] == "total"
     cpu = list(cluster.resource_names).index("cpu")
-    assert int(rows[-1]["cpu_requested"]) == int(cluster.requested[:, cpu].sum()) > 0
+    assert float(rows[-1]["cpu_requested_cores"]) == \
+        int(cluster.requested[:, cpu].sum()) / 1000 > 0  # cores, not millicores
 
 
 def test_headroom_without_a_zone(example, cluster):
@@ -160,7 +162,6 @@ def test_plots_are_written(example, tmp_path, suffix):
      "--exclude-nodes: no node named 'nope'"),
     (["capacity", "{s}", "{p}", "--exclude-nodes", "a,,b"], "expected comma-separated names"),
     (["capacity", "{s}", "{p}", "--by", "no/such-label"], "--by: no node has label"),
-    (["capacity", "{s}", "{s}"], "snapshot.json: templates[0]: pod team-0/app0-000000 is bound"),
     (["capacity", "{s}", "{n}"], "ns.yaml: no pods to use as templates"),
     (["capacity", "{s}", "{p}", "--plot", "{d}/x.gif"], "expected a file ending in .png"),
     (["capacity", "{s}", "{p}", "--plot", "{d}/missing/x.png"], "no such directory"),
@@ -183,12 +184,13 @@ def test_bad_arguments_one_line_exit_2(example, tmp_path, argv, match):
     assert [p.name for p in tmp_path.iterdir()] == ["ns.yaml"]  # nothing written
 
 
-def test_bound_template_names_the_pod(example, tmp_path):
+def test_a_bound_template_is_cleared_as_cluster_capacity_does(example, tmp_path, capsys):
+    """Issue 24: cluster-capacity clears a template's spec.nodeName; so does ksched."""
     bound = tmp_path / "bound.yaml"
     bound.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeName: n1\n"
-                     "  containers: [{name: c}]\n")
-    cli_refused(["capacity", example[0], str(bound)],
-                f"{bound}: templates[0]: pod default/x is bound to node 'n1'")
+                     "  containers: [{name: c, image: nginx, resources: {requests: {cpu: 1}}}]\n")
+    review = json.loads(_ok(["capacity", example[0], str(bound), "-o", "json"]))
+    assert review["replicas"] > 0
 
 
 def test_failed_run_leaves_an_existing_plot_untouched(example, tmp_path):

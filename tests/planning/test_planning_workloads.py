@@ -16,6 +16,7 @@ from ksched.planning.workloads import (
     read_workloads,
     template_hash,
 )
+from tests.refusals import refused
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -30,7 +31,8 @@ def template(app: str, **spec: object) -> dict:
 
 def workload(kind: str, name: str, namespace: str | None = None, **spec: object) -> dict:
     api = {"Job": "batch/v1", "ReplicationController": "v1"}.get(kind, "apps/v1")
-    body: dict = {"template": template(name)}
+    body: dict = {"template": template(name, **({"restartPolicy": "Never"} if kind == "Job"
+                                                else {}))}
     if kind != "Job":
         body["selector"] = ({"app": name} if kind == "ReplicationController"
                             else {"matchLabels": {"app": name}})
@@ -289,6 +291,32 @@ def test_default_spreading_sees_the_implied_replica_set():
       '"NonIndexed", "Indexed"')),
     ("Job", {"completionMode": "Indexed"},
      "job default/web: spec.completions: Required value: when completion mode is Indexed"),
+    ("Job", {"template": template("web")},
+     ('job default/web: spec.template.spec.restartPolicy: Required value: valid values: '
+      '"OnFailure", "Never"')),
+    ("Job", {"template": template("web", restartPolicy="Always")},
+     ('job default/web: spec.template.spec.restartPolicy: Required value: valid values: '
+      '"OnFailure", "Never"')),
+    ("Job", {"template": template("web", restartPolicy="Sometimes")},
+     ('job default/web: spec.template.spec.restartPolicy: Unsupported value: "Sometimes": '
+      'supported values: "OnFailure", "Never"')),
+    ("Deployment", {"template": {"metadata": {"labels": ["app=web"]}, "spec": {
+        "containers": [{"name": "c"}]}}},
+     "deployment default/web: spec.template.metadata.labels: expected an object, got a list"),
+    ("StatefulSet", {"template": {"metadata": {"labels": "app=web"}, "spec": {
+        "containers": [{"name": "c"}]}}},
+     "statefulset default/web: spec.template.metadata.labels: expected an object, got a "
+     "string"),
+    ("Deployment", {"template": {"metadata": {"labels": {"app": "web"}, "annotations": [1]},
+                                 "spec": {"containers": [{"name": "c"}]}}},
+     ("deployment default/web: spec.template.metadata.annotations: expected an object, got "
+      "a list")),
+    ("Deployment", {"replicas": 10_000_001},
+     ("deployment default/web: spec.replicas: Invalid value: 10000001: ksched expands at most "
+      "10,000,000 pods of one workload")),
+    ("Job", {"parallelism": 2**31 - 1},
+     ("job default/web: spec.parallelism: Invalid value: 2147483647: ksched expands at most "
+      "10,000,000 pods of one workload")),
     ("Deployment", {"template": template("web", containers=[{"name": "c", "resources": {
         "requests": {"cpu": "1.5.0"}}}])},
      ('deployment default/web: spec.template.spec.containers[0].resources.requests.cpu: '
@@ -298,6 +326,34 @@ def test_bad_workloads_name_the_object_and_field(kind, change, message):
     with pytest.raises(InvalidObjectError) as caught:
         expand(workload(kind, "web", **change))
     assert str(caught.value) == message
+
+
+def test_the_same_workload_twice_is_refused():
+    dep = workload("Deployment", "web", "shop")
+    refused(expand, [dep, copy.deepcopy(dep)], error=InvalidObjectError,
+            match='deployment shop/web: metadata.name: Duplicate value: "web": the deployment '
+                  'is given more than once')
+    assert len(expand([dep, workload("Deployment", "web", "other")])) == 2  # two namespaces
+
+
+def test_owners_of_one_name_and_different_kinds_make_different_pod_names():
+    pods = expand([workload("ReplicaSet", "web", replicas=3),
+                   workload("ReplicationController", "web", replicas=3),
+                   workload("Job", "web", parallelism=3)])
+    assert len({p.name for p in pods}) == 9
+
+
+def test_a_pod_name_made_twice_is_refused_naming_both_owners():
+    dep = workload("Deployment", "web", replicas=1)
+    rs_name = f"web-{template_hash(dep['spec']['template'])}"
+    given = workload("ReplicaSet", rs_name, replicas=1)
+    given["spec"]["template"] = dep["spec"]["template"]
+    given["spec"]["selector"] = {"matchLabels": {"app": "web"}}
+    message = str(refused(expand, [dep, given], error=InvalidObjectError,
+                          match=f'metadata.name: Duplicate value: "{rs_name}-'))
+    assert message.startswith(f"pod default/{rs_name}-")
+    assert message.endswith(f"made by both deployment default/web and replicaset "
+                            f"default/{rs_name}")
 
 
 def test_a_workload_without_a_name():

@@ -52,7 +52,9 @@ def test_capacity_tables_match_the_report():
     table = capacity_table(report)
     assert table.columns == ("template", "replicas", "limit", "method", "stop_reason", "a", "b")
     assert table.rows == (("default/web", 12, None, report.results[0].method,
-                           "0/3 nodes are available: 3 Insufficient cpu.", 8, 4),)
+                           report.results[0].stop_reason, 8, 4),)
+    assert report.results[0].stop_reason.startswith("0/3 nodes are available: 3 Insufficient "
+                                                    "cpu. no new claims to deallocate, ")
     nodes = replicas_table(report)
     assert sorted(nodes.rows) == [("default/web", f"n{i}", 4) for i in range(3)]
     assert as_table(report) == table
@@ -63,7 +65,8 @@ def test_headroom_table_holds_every_row():
     table = headroom_table(report)
     assert [r["name"] for r in table.to_records()] == ["n0", "n1", "n2", "a", "b", "total"]
     total = table.to_records()[-1]
-    assert total["cpu_allocatable"] == 12000 and total["fits"] == 12
+    assert total["cpu_allocatable_cores"] == 12.0 and total["fits"] == 12
+    assert "ephemeral-storage_allocatable_gib" not in total  # all zero: left out
     assert as_table(report) == table
 
 

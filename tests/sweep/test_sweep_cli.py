@@ -55,7 +55,14 @@ def test_output_files_resume_and_plot(folder, tmp_path):
     argv = ["sweep", str(folder / "sweep.yaml"), "--workers", "1", "-o", str(output)]
     out = _ok(argv + ["--plot", str(plot), "--metric", "unschedulable", "--x", "scale",
                       "--by", "without"])
-    assert out == f"4 scenarios: {output}\n"
+    lines = out.splitlines()
+    assert lines[:2] == [f"4 scenarios: {output}",
+                         "4 scenarios of the schedule study; varying without, scale"]
+    placed = next(line.split() for line in lines if line.startswith("placed "))
+    assert placed[1:4] == ["90", "225", "360"]  # min, mean, max over the four scenarios
+    assert " ".join(placed[4:7]) == "#1 without=None, scale=4"  # the most placed: best
+    unplaced = next(line.split() for line in lines if line.startswith("unplaced "))
+    assert unplaced[1] == "0"  # the two scenarios that remove no node
     rows = list(csv.DictReader(io.StringIO(output.read_text())))
     assert [r["scale"] for r in rows] == ["1", "4", "1", "4"]
     assert rows[2]["without"] == f"{ZONE}=us-east-1a" and rows[2]["displaced"] == "667"
@@ -63,7 +70,7 @@ def test_output_files_resume_and_plot(folder, tmp_path):
     journal = tmp_path / "out.csv.rows.jsonl"
     before = journal.read_text()
     output.unlink()
-    assert _ok(argv) == f"4 scenarios: {output}\n"  # everything from the journal ...
+    assert _ok(argv).startswith(f"4 scenarios: {output}\n")  # all from the journal ...
     assert journal.read_text() == before  # ... nothing run again
     assert list(csv.DictReader(io.StringIO(output.read_text())))[0]["placed"] == "90"
     _ok(argv + ["--fresh"])
@@ -85,7 +92,9 @@ def test_failed_scenarios_give_exit_status_one(folder, tmp_path):
                     f"axes: {{strategy: [MostAllocated]}}\n")
     out = _ok(["sweep", str(spec), "--workers", "1", "-o", str(tmp_path / "c.jsonl")],
               status=1)
-    assert out == f"1 scenarios, 1 failed (see the error column): {tmp_path / 'c.jsonl'}\n"
+    assert out == (f"1 scenarios, 1 failed (see the error column): {tmp_path / 'c.jsonl'}\n"
+                   f"1 scenarios of the capacity study, 1 failed (see the error column)\n"
+                   f"metric  min  mean  max  best (or lowest)  worst (or highest)\n")
     row = json.loads((tmp_path / "c.jsonl").read_text())
     assert row["error"] == "ArgumentError: capacity study: the scenario has no pods to use as " \
                            "templates"
@@ -118,4 +127,5 @@ def test_bad_options_are_refused_in_one_line(folder, tmp_path):
                 "--plot: give the --metric to draw and the --x parameter")
     cli_refused(["sweep", spec, "--workers", "0"], "--workers: must be an integer from 1")
     cli_refused(["sweep", spec, "--workers", "1", "--plot", str(tmp_path / "p.png"),
-                 "--metric", "speed", "--x", "scale"], "metric: no metric 'speed'")
+                 "--metric", "speed", "--x", "scale"],
+                "metric: the schedule study has no metric 'speed'")

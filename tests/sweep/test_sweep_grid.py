@@ -76,8 +76,8 @@ def test_malformed_axes_are_refused(base, axes, match):
     ("wieghts.NodeResourcesFit", 2, "axes: unknown parameter 'wieghts.NodeResourcesFit'"),
     ("percentage_of_nodes_to_score", 101,
      "percentage_of_nodes_to_score: expected an integer from 0 to 100, got 101"),
-    ("tie_break", "coin", "tie_break: expected one of round-robin, random, got 'coin'"),
-    ("seed", -1, "seed: expected an integer >= 0, got -1"),
+    ("tie_break", "coin", "tie_break: expected one of round-robin, random, heap, got 'coin'"),
+    ("seed", -1, "seed: expected an integer from 0 to 9,223,372,036,854,775,807, got -1"),
     ("scale", 0, "scale: expected a number > 0 and <= 100, got 0"),
     ("scale", True, "scale: expected a number > 0"),
     ("strategy", "Fastest", "strategy: expected one of LeastAllocated, MostAllocated"),
@@ -263,7 +263,8 @@ def test_result_exports(base, tmp_path):
     assert result.parameters == ("without", "scale")
     assert result.columns == ("scenario", "without", "scale", "placed", "unschedulable",
                               "cpu_utilisation", "memory_utilisation", "balance", "displaced",
-                              "displaced_pending", "error", "seconds")
+                              "displaced_pending", "evicted", "evicted_pending", "unplaced",
+                              "error", "seconds")
     frame = result.to_pandas()
     assert list(frame.columns) == list(result.columns) and len(frame) == 4
     assert frame["without"].isna().tolist() == [True, True, False, False]
@@ -291,8 +292,10 @@ def test_plot(base, tmp_path):
                                                       "strategy=MostAllocated"]
     assert list(ax.lines[0].get_xdata()) == [1, 2, 3]
     assert list(ax.lines[1].get_ydata()) == result.column("balance")[3:]
-    mean = result.plot("balance", x="strategy", path=tmp_path / "p.html")
-    assert "mean over scale" in mean.axes[0].get_ylabel()
+    per_scale = result.plot("balance", x="strategy", path=tmp_path / "p.html")
+    assert [line.get_label() for line in per_scale.axes[0].lines] == [
+        "scale=1", "scale=2", "scale=3"]  # a line per value of the axis not drawn: no mean
+    assert per_scale.axes[0].get_ylabel() == "balance"
     assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
     refused(result.plot, "speed", "scale", match="metric: no metric 'speed'",
             error=ksched.ArgumentError)

@@ -1,0 +1,154 @@
+"""The DRA objects a cluster state carries, and the scheduler's claim assume cache.
+
+:class:`DraObjects` holds the DeviceClasses, ResourceSlices, ResourceClaims and
+ResourceClaimTemplates with their lookups; a :class:`~ksched.state.ClusterState` keeps it in
+``objects["dra"]`` (:func:`dra_objects`). :class:`ClaimCache` is the claim assume cache
+(``dra_manager.go``'s ``claimTracker`` over ``assumecache``): Reserve assumes the claims the pod
+allocates and reserves, Unreserve restores the API objects, and the cache's
+:class:`~ksched.cache.Assumer` shows the assumed claims in its state, so the next pod of a batch
+sees the devices taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from ksched.dra.claims import ResourceClaim, ResourceClaimTemplate
+from ksched.dra.devices import DeviceClass, ResourceSlice
+from ksched.dra.fields import check_unique
+
+__all__ = ["ClaimCache", "CLAIM_CACHE", "DraObjects", "EMPTY_DRA", "dra_objects", "with_dra"]
+
+#: Where a binding cycle's data holds the :class:`ClaimCache`.
+CLAIM_CACHE = "DynamicResources/claim-cache"
+
+
+@attrs.frozen(eq=False)
+class DraObjects:
+    """The resource.k8s.io objects of a cluster, by kind, with lookups. Claims are replaced
+    by :meth:`updated` (classes, slices and the pools per node are shared)."""
+
+    device_classes: tuple[DeviceClass, ...] = ()
+    resource_slices: tuple[ResourceSlice, ...] = ()
+    resource_claims: tuple[ResourceClaim, ...] = ()
+    resource_claim_templates: tuple[ResourceClaimTemplate, ...] = ()
+    _classes: dict = attrs.field(init=False, repr=False)
+    _claims: dict = attrs.field(init=False, repr=False)
+    _templates: dict = attrs.field(init=False, repr=False)
+    #: What is derived from the classes and slices alone (pools per node, device columns),
+    #: shared by every version (they never change); filled by :mod:`ksched.dra.allocator`.
+    slice_cache: dict = attrs.field(factory=dict, repr=False)
+    _allocated: list = attrs.field(factory=list, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        check_unique("deviceclass", self.device_classes, lambda c: c.name)
+        check_unique("resourceclaim", self.resource_claims, lambda c: (c.namespace, c.name))
+        check_unique("resourceclaimtemplate", self.resource_claim_templates,
+                     lambda t: (t.namespace, t.name))
+        check_unique("resourceslice", self.resource_slices, lambda s: s.name)
+        object.__setattr__(self, "_classes", {c.name: c for c in self.device_classes})
+        object.__setattr__(self, "_claims", {(c.namespace, c.name): c
+                                             for c in self.resource_claims})
+        object.__setattr__(self, "_templates", {(t.namespace, t.name): t
+                                                for t in self.resource_claim_templates})
+
+    def __bool__(self) -> bool:
+        return bool(self.device_classes or self.resource_slices or self.resource_claims
+                    or self.resource_claim_templates)
+
+    @property
+    def classes(self) -> Mapping[str, DeviceClass]:
+        return self._classes
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        return self._classes.get(name)
+
+    def claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        return self._claims.get((namespace, name))
+
+    def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
+        return self._templates.get((namespace, name))
+
+    def allocated_devices(self) -> frozenset[tuple[str, str, str]]:
+        """``ListAllAllocatedDevices``: every result of every allocated claim but those
+        with admin access."""
+        if not self._allocated:
+            self._allocated.append(frozenset(
+                (r.driver, r.pool, r.device) for c in self.resource_claims
+                if c.allocation is not None for r in c.allocation.results
+                if not r.admin_access))
+        return self._allocated[0]
+
+    def updated(self, claims: Iterable[ResourceClaim],
+                deleted: Iterable[tuple[str, str]] = ()) -> DraObjects:
+        """A copy with these claims replacing (or joining) those of their names, and the
+        claims of the ``deleted`` (namespace, name) gone."""
+        replaced = {(c.namespace, c.name): c for c in claims}
+        gone = set(deleted)
+        if not replaced and not gone:
+            return self
+        kept = [replaced.pop((c.namespace, c.name), c) for c in self.resource_claims
+                if (c.namespace, c.name) not in gone]
+        return DraObjects(self.device_classes, self.resource_slices,
+                          (*kept, *replaced.values()), self.resource_claim_templates,
+                          slice_cache=self.slice_cache)
+
+
+EMPTY_DRA = DraObjects()
+
+
+def dra_objects(state: Any) -> DraObjects:
+    """The DRA objects of a :class:`~ksched.state.ClusterState` (none: empty)."""
+    return state.objects.get("dra", EMPTY_DRA)
+
+
+def with_dra(state: Any, dra: DraObjects) -> Any:
+    """A copy of ``state`` holding ``dra`` (pods and columns shared)."""
+    objects = dict(state.objects)
+    objects["dra"] = dra
+    return attrs.evolve(state, objects=type(state.objects)(objects))
+
+
+class ClaimCache:
+    """The claim assume cache: the API objects (``api``) and the objects with the claims
+    Reserve assumed (``current``), shown in the attached Assumer's state."""
+
+    def __init__(self, api: DraObjects) -> None:
+        self.api = api
+        self.current = api
+        self._assumer: Any = None
+
+    def attach(self, assumer: Any) -> None:
+        """Show the assumed claims in ``assumer``'s state from now on."""
+        import weakref
+
+        self._assumer = weakref.ref(assumer)
+        if self.current and dra_objects(assumer.state) is not self.current:
+            assumer.state = with_dra(assumer.state, self.current)
+
+    def assume(self, claims: Iterable[ResourceClaim]) -> None:
+        """``Assume``: these versions replace the claims of their names."""
+        self._set(self.current.updated(claims))
+
+    def write(self, claims: Iterable[ResourceClaim],
+              deleted: Iterable[tuple[str, str]] = ()) -> None:
+        """Claims written to (or deleted from) the API: the API objects and the assumed
+        versions both change (PreBind's writes, the resourceclaim controller's)."""
+        claims, deleted = list(claims), list(deleted)
+        self.api = self.api.updated(claims, deleted)
+        self._set(self.current.updated(claims, deleted))
+
+    def restore(self, keys: Iterable[tuple[str, str]]) -> None:
+        """``Restore``: the claims of these (namespace, name) back to their API objects."""
+        found = [c for c in (self.api.claim(ns, name) for ns, name in keys) if c is not None]
+        if found:
+            self._set(self.current.updated(found))
+
+    def _set(self, dra: DraObjects) -> None:
+        self.current = dra
+        assumer = self._assumer() if self._assumer is not None else None
+        if assumer is not None:
+            assumer.state = with_dra(assumer.state, dra)

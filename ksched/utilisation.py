@@ -1,0 +1,161 @@
+"""Cluster utilisation over virtual time: the requested and allocatable totals per resource,
+kept up to date as pods are placed and removed (no pass over the nodes per event), and their
+integral over the simulator's clock.
+
+The mean utilisation of a run is the time average ``integral(requested / allocatable) dt /
+duration``, not the mean of samples taken at events (a burst of events at one instant would
+count many times, a long quiet hour once). The peak is the highest utilisation the cluster
+held for any stretch of virtual time (or at the end): within one instant only the value the
+cluster settles at counts, not the order the events of that instant were applied in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from ksched.resources import is_extended_resource
+
+__all__ = ["Usage", "UtilisationMeter"]
+
+
+def _ratio(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(requested), dtype=np.float64)
+    np.divide(requested, allocatable, out=out, where=allocatable > 0)
+    return out
+
+
+@attrs.frozen
+class Usage:
+    """A run's utilisation per resource, by resource name.
+
+    Attributes
+    ----------
+    duration : virtual seconds the run covered.
+    mean : time-averaged requested / allocatable (a fraction; the final value when the run
+        took no virtual time).
+    peak : the highest requested / allocatable held.
+    requested_mean : time-averaged requested amount, in scheduler units (millicores, bytes,
+        counts).
+    allocatable, requested : the totals at the end, in scheduler units.
+    """
+
+    duration: float
+    mean: Mapping[str, float]
+    peak: Mapping[str, float]
+    requested_mean: Mapping[str, float]
+    allocatable: Mapping[str, int]
+    requested: Mapping[str, int]
+
+    @property
+    def extended(self) -> tuple[str, ...]:
+        """The extended resources (GPUs and the like) some node has."""
+        return tuple(r for r, v in self.allocatable.items()
+                     if is_extended_resource(r) and v > 0)
+
+    def free(self, resource: str) -> int:
+        """Allocatable minus requested of ``resource`` at the end."""
+        return self.allocatable[resource] - self.requested[resource]
+
+
+class UtilisationMeter:
+    """Running totals of ``requested`` and ``allocatable`` per resource and their time
+    integral.
+
+    Parameters
+    ----------
+    state : the cluster at virtual time 0 (its totals are summed once).
+
+    Examples
+    --------
+    >>> from ksched import ClusterState, Node
+    >>> meter = UtilisationMeter(ClusterState.from_records(
+    ...     [Node("n", allocatable={"cpu": 4000, "pods": 10})]))
+    >>> column = meter.names.index("cpu")
+    >>> vector = np.zeros(len(meter.names), dtype=np.int64)
+    >>> vector[column] = 2000
+    >>> meter.add(vector); meter.advance(30.0); meter.remove(vector); meter.advance(60.0)
+    >>> round(meter.usage().mean["cpu"], 3), meter.usage().peak["cpu"]
+    (0.25, 0.5)
+    """
+
+    def __init__(self, state: Any) -> None:
+        self.time = 0.0
+        self.names: tuple[str, ...] = ()
+        self.allocatable = np.zeros(0, dtype=np.int64)
+        self.requested = np.zeros(0, dtype=np.int64)
+        self._integral: dict[str, float] = {}
+        self._amount: dict[str, float] = {}
+        self._peak: dict[str, float] = {}
+        self.reset(state)
+
+    def reset(self, state: Any) -> None:
+        """Take the totals of ``state`` afresh (after its nodes changed; int64[N, R] summed
+        once), keeping the integrals so far by resource name."""
+        self._fold()
+        self.names = tuple(state.resource_names)
+        self.allocatable = np.asarray(state.allocatable, dtype=np.int64).sum(axis=0)
+        self.requested = np.asarray(state.requested, dtype=np.int64).sum(axis=0)
+        self._vectors()
+
+    def _vectors(self) -> None:
+        """The integrals as arrays over the current columns (zeros for new resources)."""
+        names = self.names
+        self._int = np.array([self._integral.get(r, 0.0) for r in names], dtype=np.float64)
+        self._amt = np.array([self._amount.get(r, 0.0) for r in names], dtype=np.float64)
+        self._top = np.array([self._peak.get(r, 0.0) for r in names], dtype=np.float64)
+
+    def _fold(self) -> None:
+        """The arrays back into the by-name dicts (before the columns change)."""
+        if not self.names:
+            return
+        for j, r in enumerate(self.names):
+            self._integral[r], self._amount[r] = float(self._int[j]), float(self._amt[j])
+            self._peak[r] = float(self._top[j])
+
+    def add(self, vector: npt.NDArray[np.int64]) -> None:
+        """A pod's footprint (int64[R], the state's columns) placed."""
+        self.requested += vector
+
+    def remove(self, vector: npt.NDArray[np.int64]) -> None:
+        """A pod's footprint (int64[R]) taken off its node."""
+        self.requested -= vector
+
+    def advance(self, now: float) -> None:
+        """The clock moves to ``now``: the totals held since the last move count for the
+        time between."""
+        elapsed = now - self.time
+        if elapsed <= 0:
+            return
+        ratio = _ratio(self.requested, self.allocatable)
+        self._int += ratio * elapsed
+        self._amt += self.requested * elapsed
+        np.maximum(self._top, ratio, out=self._top)
+        self.time = now
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        """Per resource, ``(allocatable, requested)`` now."""
+        return {r: (int(a), int(q)) for r, a, q in zip(self.names, self.allocatable,
+                                                       self.requested)}
+
+    def usage(self) -> Usage:
+        """The run so far: time averages, peaks (the value now included) and totals."""
+        self._fold()
+        now = _ratio(self.requested, self.allocatable)
+        duration = self.time
+        names: Sequence[str] = list(self._integral)
+        final = dict(zip(self.names, now.tolist()))
+        mean = {r: self._integral[r] / duration if duration > 0 else final.get(r, 0.0)
+                for r in names}
+        amount = dict(zip(self.names, self.requested.tolist()))
+        requested_mean = {r: self._amount[r] / duration if duration > 0
+                          else float(amount.get(r, 0)) for r in names}
+        peak = {r: max(self._peak[r], final.get(r, 0.0)) for r in names}
+        totals = self.totals()
+        return Usage(duration, mean, peak, requested_mean,
+                     {r: totals.get(r, (0, 0))[0] for r in names},
+                     {r: totals.get(r, (0, 0))[1] for r in names})
