@@ -8,6 +8,14 @@ import ksched
 from ksched.workloads import WORKLOADS
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Benchmarks time one process: the test suite's ``-n auto`` (pyproject) is dropped here,
+    since pytest-benchmark disables itself under xdist."""
+    if getattr(config.option, "numprocesses", None):
+        config.option.numprocesses = 0
+
+
 @pytest.fixture(scope="session", autouse=True)
 def compiled() -> float:
     """Compile (or load from numba's cache) every kernel and the fused loop, untimed."""

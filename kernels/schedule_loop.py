@@ -62,12 +62,14 @@ from .loop_steps import (
     W_SPREAD,
     attach_ok,
     fits,
+    MAX_TALLY_CODES,
     known_failure,
     local_ok,
     norm_varies_for,
     place,
     record_walk,
     rescore,
+    tally_failure,
 )
 from .node_ports import ports_conflict
 from .normalize import default_normalize_score
@@ -107,7 +109,10 @@ def _make_loop(full: bool) -> Any:
                       ipa_existing_indptr, ipa_existing, ipa_score_indptr, ipa_score,
                       ipa_self_match, ipa_update_indptr, ipa_updates, ipa_rows, ipa_affinity_empty,
                       attach_group, attach_limits, attached, has_attach, attach_adds, attach_any,
-                      use_tree, node_unique, out_node, out_start, out_walk):
+                      use_tree, node_unique, diag_row, static_sid, sid_offset, sid_late,
+                      fit_position, out_fail, rec_class, rec_indptr, rec_keys, rec_counts,
+                      rec_used, walk_listed, walk_indptr, walk_pos, out_node, out_start,
+                      out_walk):
         """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
         fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -139,13 +144,23 @@ def _make_loop(full: bool) -> Any:
             (:func:`~ksched.kernels.tree_run.tree_classes`); ``False``: the plain walk for every
             pod (same placements). node_unique : bool[K], per label column, no two nodes share a
             value (hostnames).
+        diag_row ... rec_used : the failures the loop words itself (their tallies, see
+            :func:`~ksched.kernels.loop_steps.tally_failure`): per class its row of
+            node-static statuses (-1: the caller words its failures), and the failure records
+            (``out_fail`` int64[n_pods]: each failed pod's record, -1: none), filled in place.
+        walk_listed, walk_indptr, walk_pos : per class, whether its window walk visits only
+            the walk positions ``walk_pos[walk_indptr[c]:walk_indptr[c + 1]]`` (ascending):
+            the other nodes fail it whatever is placed (a node-static filter, or a request
+            beyond the node's allocatable).
         out_node : int64[n_pods], the chosen node row, or ``KNOWN_FAILURE`` / ``NEW_FAILURE``.
         out_start : int64[n_pods], the nextStartNodeIndex each pod started from.
         out_walk : int64[n_pods, 4], each pod's nodes evaluated, feasible nodes, top total
             and top-total node count (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`).
-        The loop returns early, after recording it, at a pod that fails while the cluster has
-        changed since its class last failed: the caller then words the diagnosis. A pod whose class
-        failed and nothing was placed since fails the same way without being evaluated.
+        A pod that fails while the cluster has changed since its class last failed is tallied
+        (:func:`~ksched.kernels.loop_steps.tally_failure`) and the loop goes on; where it
+        cannot be, the loop returns right after recording it: the caller then words the
+        diagnosis. A pod whose class failed and nothing was placed since fails the same way
+        without being evaluated.
         """
         num_nodes = walk_order.shape[0]
         feasible = np.empty(num_nodes, dtype=np.int64)
@@ -183,6 +198,11 @@ def _make_loop(full: bool) -> Any:
         scoring = (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
                    node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
                    static_row, cached_version, cached_score)
+        diag = (diag_row, static_sid, sid_offset, sid_late, fit_position,
+                np.zeros(max(sid_late.shape[0], 1), dtype=np.int64),
+                np.empty((2, MAX_TALLY_CODES), dtype=np.int64),
+                np.full(has_subset.shape[0], -1, dtype=np.int64), out_fail, rec_class,
+                rec_indptr, rec_keys, rec_counts, rec_used)
         placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
                      port_count, node_version, has_attach, attach_group, attached, attach_adds,
                      counter_match, counter_included, counter_counts, counter_kind, labels,
@@ -197,12 +217,12 @@ def _make_loop(full: bool) -> Any:
                     p, stopped = tree_run_domains(
                         p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
                         fail_epoch, out_node, out_start, out_walk, trees, local, anti_terms,
-                        scoring, placement, spreading)
+                        scoring, placement, spreading, diag)
                 else:
                     p, stopped = tree_run_plain(
                         p, pod_class, walk_order, to_find_all, tie_mode, draws, state,
                         fail_epoch, out_node, out_start, out_walk, trees, local, anti_terms,
-                        scoring, placement, spreading)
+                        scoring, placement, spreading, diag)
                 if stopped:
                     return p
                 continue
@@ -210,10 +230,11 @@ def _make_loop(full: bool) -> Any:
             out_start[p] = start
             n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
             if known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node,
-                             out_walk):
+                             out_walk, diag):
                 p += 1
                 continue
             walk = subset[subset_indptr[c]:subset_indptr[c + 1]] if has_subset[c] else walk_order
+            listed = walk_listed[c] and not has_subset[c]
             checks = port_check[port_check_indptr[c]:port_check_indptr[c + 1]]
             fit_cols_c = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
             request_row, ok_row = request[c], static_ok[c]
@@ -259,14 +280,14 @@ def _make_loop(full: bool) -> Any:
                         requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
                         feasible, entries, minimum, labels, counter_column, counter_counts,
                         pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
-                        attach_c, attach)
+                        attach_c, attach, listed, walk_pos[walk_indptr[c]:walk_indptr[c + 1]])
                 else:
                     count, processed = _walk_local(
                         walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
                         requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
                         feasible, entries, minimum, labels, counter_column, counter_counts,
                         pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
-                        attach_c, attach)
+                        attach_c, attach, listed, walk_pos[walk_indptr[c]:walk_indptr[c + 1]])
             if count > 1 and not reused:
                 for j in range(count):
                     node = feasible[j]
@@ -309,7 +330,12 @@ def _make_loop(full: bool) -> Any:
             if chosen < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]
-                return p + 1
+                if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
+                                     pods_col, request, fit_check_indptr, fit_check_cols,
+                                     count_only, diag):
+                    return p + 1
+                p += 1
+                continue
             place(p, chosen, c, out_node, state, placement)
             p += 1
         return pod_class.shape[0]
@@ -335,18 +361,23 @@ def _make_walk(counts_domains: bool) -> Any:
     def walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
               request_row, fit_cols, count_only, port_count, out_feasible, entries, minimum, labels,
               counter_column, counter_counts, pod_affinity, affinity, anti, existing,
-              first_of_group, ipa_rows, c, attach_c, attach):
+              first_of_group, ipa_rows, c, attach_c, attach, listed, positions):
         """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
-        count, nodes processed). The scan stops at the first feasible node beyond ``to_find``."""
+        count, nodes processed). The scan stops at the first feasible node beyond ``to_find``.
+        With ``listed`` it visits only the walk positions ``positions`` (ascending): the
+        others fail whatever is placed (:func:`~ksched.class_tables.ClassTables` lists them),
+        and the nodes processed are counted from the positions."""
         n_all = walk.shape[0]
+        m = positions.shape[0] if listed else n_all
+        begin = start % n_all if n_all > 0 else 0
+        k = _first_at_or_after(positions, begin) if listed else begin
         count = 0
-        processed = 0
-        index = start % n_all if n_all > 0 else 0
-        for _ in range(n_all):
-            node = walk[index]
-            index += 1
-            if index == n_all:
-                index = 0
+        for _ in range(m):
+            if k == m:
+                k = 0
+            at = positions[k] if listed else k
+            k += 1
+            node = walk[at]
             # :func:`local_ok`, written out: a call per node costs more than its checks.
             ok = ok_row[node]
             if ok and checks.shape[0] > 0:
@@ -362,14 +393,27 @@ def _make_walk(counts_domains: bool) -> Any:
                 ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
                                        ipa_rows) == 0
             if ok:
-                if count == to_find:
-                    break
+                if count == to_find:  # the nodes before this one were processed
+                    return count, (at - begin + n_all) % n_all
                 out_feasible[count] = node
                 count += 1
-            processed += 1
-        return count, processed
+        return count, n_all
 
     return jit(_nrt=False)(walk)
+
+
+@jit(_nrt=False)
+def _first_at_or_after(positions, value):
+    """The first index of ascending ``positions`` whose entry is at least ``value`` (its
+    length when none is)."""
+    lo, hi = 0, positions.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if positions[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 #: The walk without and with the checks that read counts per domain.

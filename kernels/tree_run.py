@@ -40,6 +40,7 @@ from .loop_steps import (
     place,
     node_score,
     record_walk,
+    tally_failure,
 )
 from .pod_topology_spread import spread_minimum
 from .selection_tree import NONE, SEGMENTS, build, select_in_tree, set_leaf, tree_width
@@ -48,6 +49,10 @@ from .selection_tree import NONE, SEGMENTS, build, select_in_tree, set_leaf, tre
 MAX_TREE_SLOTS = 1 << 24
 #: The most domains a hard spread constraint of a class with trees may have (a tree each).
 MAX_DOMAINS = 16
+#: What bringing one leaf of a class's tree up to date costs, in nodes a window walk visits
+#: (measured: ~0.4 us against ~14 ns). A class's tree is brought up to date by the leaves of
+#: the nodes placed on since its last pod: with many classes interleaved, the walk is cheaper.
+LEAF_COST = 28
 
 
 @jit
@@ -62,7 +67,7 @@ def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, 
     (no node subset, no soft spreading, no required pod affinity, no pod-affinity score, no
     varying normalised score, anti-affinity only as :func:`_node_local_terms` allows), and it
     is a candidate (:func:`_candidate`), within ``MAX_TREE_SLOTS``. ``pods``: per class, its
-    pods in the run (:func:`class_pods`)."""
+    pods in the run and their mean gap (:func:`class_pods`)."""
     num_classes = has_subset.shape[0]
     slot = np.empty(num_classes, dtype=np.int64)
     for c in range(num_classes):
@@ -71,7 +76,7 @@ def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, 
         return slot
     updated = np.zeros(ipa_rows.shape[0], dtype=np.bool_)
     for c in range(num_classes):
-        if pods[c] > 0:
+        if pods[c, 0] > 0:
             for u in range(ipa_update_indptr[c], ipa_update_indptr[c + 1]):
                 updated[ipa_updates[u, 0]] = True
     room = MAX_TREE_SLOTS // (2 * tree_width(num_nodes))
@@ -98,19 +103,33 @@ def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, 
 
 @jit
 def class_pods(begin, pod_class, num_classes):
-    """Per class, how many of ``pod_class[begin:]`` belong to it."""
-    pods = np.zeros(num_classes, dtype=np.int64)
+    """Per class, int64[C, 2]: how many of ``pod_class[begin:]`` belong to it, and the mean
+    distance from one of them to the next (0 for one pod)."""
+    pods = np.zeros((num_classes, 2), dtype=np.int64)
+    first = np.full(num_classes, -1, dtype=np.int64)
+    last = np.zeros(num_classes, dtype=np.int64)
     for p in range(begin, pod_class.shape[0]):
-        pods[pod_class[p]] += 1
+        c = pod_class[p]
+        pods[c, 0] += 1
+        if first[c] < 0:
+            first[c] = p
+        last[c] = p
+    for c in range(num_classes):
+        if pods[c, 0] > 1:
+            pods[c, 1] = (last[c] - first[c]) // (pods[c, 0] - 1)
     return pods
 
 
 @jit(inline="always")
 def _candidate(pods, num_nodes, to_find, use_tree):
-    """Whether a class with ``pods`` pods in the run may get trees: several, whose window
-    walks would cover all the nodes at least once (a tree costs a pass over them)."""
+    """Whether a class with ``pods`` (count, mean gap) in the run may get trees: several,
+    whose window walks would cover all the nodes at least once (a tree costs a pass over
+    them), and whose pods come close enough together that bringing the tree up to date
+    (a leaf per pod placed between two of them, :data:`LEAF_COST`) costs less than a walk."""
     window = to_find if to_find < num_nodes else num_nodes
-    return use_tree and pods >= 2 and pods * window >= num_nodes
+    gap = pods[1] if pods[1] < num_nodes else num_nodes
+    return use_tree and pods[0] >= 2 and pods[0] * window >= num_nodes \
+        and gap * LEAF_COST < window
 
 
 @jit
@@ -214,9 +233,11 @@ def _make_tree_run(domain_trees: bool) -> Any:
 
     def tree_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch,
                  out_node, out_start, out_walk, trees, local, anti_terms, scoring, placement,
-                 spreading):
+                 spreading, diag):
         """Schedule pods ``p..`` while their classes have trees: returns (the next pod,
-        whether the run stopped at a new failure, recorded as ``NEW_FAILURE``).
+        whether the run stopped at a new failure, recorded as ``NEW_FAILURE``, that
+        :func:`~ksched.kernels.loop_steps.tally_failure` does not word; ``diag`` its
+        arguments).
         ``spreading``: (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
         counter_domains, counter_counts)."""
         (tree_slot, domains, synced, slot_value, tree_count, tree_best, tree_ties, segments,
@@ -230,7 +251,7 @@ def _make_tree_run(domain_trees: bool) -> Any:
             start = state[NEXT_START_AT]
             out_start[p] = start
             if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node,
-                             out_walk):
+                             out_walk, diag):
                 p += 1
                 continue
             # Bring the class's trees up to this pod: rebuilt when never built or when more
@@ -288,7 +309,14 @@ def _make_tree_run(domain_trees: bool) -> Any:
             if leaf < 0:
                 out_node[p] = NEW_FAILURE
                 fail_epoch[c] = state[PLACED_AT]
-                return p + 1, True
+                (_, _, _, fit_enabled, allocatable, requested, pods_col, request,
+                 fit_check_indptr, fit_check_cols, count_only, _, _, _) = local
+                if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
+                                     pods_col, request, fit_check_indptr, fit_check_cols,
+                                     count_only, diag):
+                    return p + 1, True
+                p += 1
+                continue
             place(p, walk_order[leaf], c, out_node, state, placement)
             p += 1
         return p, False

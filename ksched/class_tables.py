@@ -11,10 +11,16 @@ from typing import Any
 import attrs
 import numpy as np
 
+from ksched.constants import PODS
 from ksched.domain_counts import DomainCounts
+from ksched.framework.interfaces import Cycle
+from ksched.resources import node_info_non_zero, pod_requests, request_vector
 from ksched.state import ClusterState
 
-__all__ = ["ClassTables"]
+__all__ = ["ClassTables", "MAX_WALK_LIST", "node_unique", "request_tables"]
+
+#: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_arrays`).
+MAX_WALK_LIST = 1 << 23
 
 
 def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
@@ -50,6 +56,62 @@ def _static_arrays(per_class: list[np.ndarray | None], n: int) -> dict[str, Any]
             rows.append(row)
     return dict(static_score=np.array(rows, dtype=np.int64).reshape(len(rows), n),
                 static_row=static_row)
+
+
+def _wording_arrays(per_class: list, n: int) -> dict[str, Any]:
+    """The classes whose failures the loop words (:func:`ksched.kernels.loop_steps.tally_failure`):
+    ``diag_row`` int64[C] each class's row (-1: none) of ``static_sid`` int32[R, N], one row
+    per distinct verdicts, whose statuses begin at ``sid_offset`` int64[R + 1] in ``sid_late``
+    bool[S]."""
+    diag_row = np.full(len(per_class), -1, dtype=np.int64)
+    rows: dict[int, int] = {}
+    sids, late = [], []
+    for c, wording in enumerate(per_class):
+        if wording is not None:
+            if id(wording) not in rows:
+                rows[id(wording)] = len(sids)
+                sids.append(wording.sid)
+                late.append(wording.late)
+            diag_row[c] = rows[id(wording)]
+    return dict(diag_row=diag_row,
+                static_sid=np.array(sids, dtype=np.int32).reshape(len(sids), n),
+                sid_offset=_row_indptr(late),
+                sid_late=np.concatenate(late).astype(np.bool_) if late
+                else np.zeros(0, np.bool_))
+
+
+def node_unique(labels: np.ndarray) -> np.ndarray:
+    """Per label column, whether no two nodes share a value (as hostnames name one node)."""
+    unique = np.ones(labels.shape[1], dtype=np.bool_)
+    for column in range(labels.shape[1]):
+        values = labels[:, column]
+        values = values[values >= 0]
+        unique[column] = values.size == 0 or np.bincount(values).max() <= 1
+    return unique
+
+
+def request_tables(cycle: Cycle, fit: Any, fit_scorer: Any, balanced: Any
+                   ) -> dict[str, Any] | None:
+    """A class's requests, fit check and resource scores' inputs, by table (``fit``,
+    ``fit_scorer``, ``balanced``: the profile's NodeResourcesFit filter and its
+    resource-allocation and balanced-allocation scorers, or ``None``); ``None`` when the
+    pod requests a resource no node has (the framework words that)."""
+    state, pod = cycle.state, cycle.pod
+    requests = pod_requests(pod)
+    if fit is not None:  # as its PreFilter keeps them (a sibling's cycle ran none)
+        cycle.data.setdefault(fit.NAME, requests)
+    check = fit.request_check(cycle) if fit is not None else None
+    if check is not None and check.missing:
+        return None
+    empty = (np.zeros(0, np.int64),) * 4
+    ba = balanced.score_inputs(cycle) if balanced is not None else empty
+    return dict(
+        request=request_vector(requests, state.resource_names, pod_count=0),
+        fit_check_cols=check.checked if check is not None else np.zeros(0, np.int64),
+        count_only=not any(v for r, v in requests.items() if r != PODS),
+        nonzero_add=np.array(node_info_non_zero(pod, requests), dtype=np.int64),
+        fit_inputs=fit_scorer.score_inputs(cycle) if fit_scorer is not None else empty,
+        ba_inputs=ba, ba_skip=not ba[2].any())
 
 
 @attrs.define
@@ -93,6 +155,9 @@ class ClassTables:
     attach: list = attrs.field(factory=list)
     #: Per class: a Reserve plugin reserves something for its pods.
     binds: list = attrs.field(factory=list)
+    #: Per class: its node-static verdicts as the loop words its failures
+    #: (:class:`ksched.fused_loop.StaticStatuses`; ``None``: the framework words them).
+    wording: list = attrs.field(factory=list)
 
     def stacked(self, layout: ClusterState, normalized: int) -> dict[str, Any]:
         """The tables stacked over the classes, for a state of ``layout``'s nodes and
@@ -138,7 +203,63 @@ class ClassTables:
             ba_cols=stack([b[0] for b in t.ba_inputs], ba_width, np.int64),
             ba_req=stack([b[2] for b in t.ba_inputs], ba_width, np.int64),
             ba_skip=np.array(t.ba_skip, dtype=np.bool_),
+            **_wording_arrays(t.wording, n),
         )
+
+    #: The tables a class shares with a class whose pods differ only in their requests.
+    SHARED = ("static_ok", "norm_raw", "static_score", "port_check", "port_add", "spread",
+              "soft_spread", "require_all", "identity", "attach", "has_subset", "subset",
+              "wording")
+
+    def add_like(self, s: int, pod: Any, resources: dict[str, Any], entries: Any,
+                 binds: bool) -> int:
+        """Append a class of ``pod`` like class ``s`` (the :data:`SHARED` tables) but for its
+        ``resources`` tables, its InterPodAffinity ``entries`` (empty, as class ``s``'s) and
+        ``binds``; returns its index."""
+        for name, value in resources.items():
+            getattr(self, name).append(value)
+        for name in self.SHARED:
+            table = getattr(self, name)
+            table.append(table[s])
+        self.ipa_affinity.append(entries.affinity)
+        self.ipa_anti.append(entries.anti)
+        self.ipa_existing.append(entries.existing)
+        self.ipa_score.append(entries.score)
+        self.ipa_self_match.append(entries.self_match)
+        self.binds.append(binds)
+        self.pods.append(pod)
+        return len(self.static_ok) - 1
+
+    def walk_arrays(self, layout: ClusterState, fit_enabled: bool) -> dict[str, Any]:
+        """Per class, the walk positions of the nodes its window walk needs to visit
+        (``walk_listed`` bool[C], CSR ``walk_indptr`` / ``walk_pos``): those passing its
+        node-static filters and, where NodeResourcesFit runs, whose allocatable holds the
+        class's requests and a pod (elsewhere it fails whatever is placed). Listed only
+        where that leaves out a quarter of the nodes or more, within :data:`MAX_WALK_LIST`
+        positions in all."""
+        order = layout.tree_order
+        n = len(order)
+        alloc = layout.allocatable[order]
+        pods_col = layout.resource_column(PODS)
+        parts, listed, total = [], np.zeros(len(self.static_ok), dtype=np.bool_), 0
+        for c, (ok_row, request, cols) in enumerate(zip(self.static_ok, self.request,
+                                                        self.fit_check_cols)):
+            ok = ok_row[order]
+            if fit_enabled:
+                ok = ok & (alloc[:, pods_col] >= 1)
+                if not self.count_only[c]:
+                    for col in cols.tolist():
+                        ok &= alloc[:, col] >= request[col]
+            positions = np.flatnonzero(ok)
+            if 4 * len(positions) <= 3 * n and total + len(positions) <= MAX_WALK_LIST:
+                listed[c] = True
+                total += len(positions)
+                parts.append(positions)
+            else:
+                parts.append(positions[:0])
+        return dict(walk_listed=listed, walk_indptr=_row_indptr(parts),
+                    walk_pos=np.concatenate(parts).astype(np.int64) if parts
+                    else np.zeros(0, np.int64))
 
     def attach_arrays(self) -> dict[str, Any]:
         """The classes' attach counts (zeros for classes whose volumes are not counted)."""

@@ -45,3 +45,15 @@ LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
 #: the one list every check of ``tie_break`` uses, in the order of the kernel codes
 #: (:mod:`ksched.kernels.select`). ``heap`` is v1.35.4's own order (its score heap).
 TIE_BREAKS = ("round-robin", "random", "heap")
+
+#: ``ksched perf``'s default virtual cost of one scheduling attempt, in seconds (about the
+#: 250 pods/s upstream's scheduler_perf measures; :mod:`ksched.perf.clock`).
+PERF_CYCLE_SECONDS = 0.004
+
+#: How several templates share the cluster (``capacity(order=...)``), each with what it
+#: means; the CLI's help and the report's text say the same.
+CAPACITY_ORDERS = {
+    "independent": "each template alone on the cluster as given (answers do not add up)",
+    "fill": "each template until it stops, in the given order, on what the ones before left",
+    "interleave": "one copy of each template in turn, a template dropping out when it stops",
+}

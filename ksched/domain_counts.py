@@ -186,6 +186,18 @@ class DomainCounts:
         self.affinity_empty = np.append(self.affinity_empty, empty)
         return entries
 
+    def add_like(self, pod: Pod, c: int) -> AffinityEntries:
+        """A new class of ``pod`` whose InterPodAffinity verdicts are class ``c``'s, which
+        has no rows (its pods differ only in what they request)."""
+        like = self.affinity[c]
+        if like.affinity or like.anti or like.existing or like.score:
+            raise ValueError(f"class {c} has InterPodAffinity rows of its own")
+        entries = AffinityEntries(self_match=like.self_match)
+        self.pods.append(pod)
+        self.affinity.append(entries)
+        self.affinity_empty = np.append(self.affinity_empty, self.affinity_empty[c])
+        return entries
+
     def affinity_updates(self, placed: Pod, c: int, state: ClusterState) -> list[tuple]:
         """What placing ``placed`` adds to class ``c``'s InterPodAffinity rows: (row, amount,
         label column, marks-affinity) entries, filed under the node's value of the column
@@ -251,8 +263,10 @@ class DomainCounts:
     def update_arrays(self, state: ClusterState) -> tuple[np.ndarray, np.ndarray]:
         """What each class's placement adds to the rows: (indptr by placed class, int64[U, 4]
         (row, amount, column, class whose affinity it marks or -1))."""
+        rowed = [c for c, e in enumerate(self.affinity)
+                 if e.affinity or e.anti or e.existing or e.score]
         updates = [[(row, amount, column, c if marks else -1)
-                    for c in range(len(self.pods))
+                    for c in rowed
                     for row, amount, column, marks in self.affinity_updates(placed, c, state)]
                    for placed in self.pods]
         indptr = np.zeros(len(updates) + 1, dtype=np.int64)

@@ -28,7 +28,7 @@ import numpy as np
 from ksched.api import Pod
 from ksched.bound_pods import log_pod
 from ksched.cache import Assumer
-from ksched.fused_loop import FusedLoop, supports
+from ksched.fused_loop import FusedLoop, Tallies, supports
 from ksched.compiled_preemption import Failure, CompiledPreemption, preemption_handle
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import is_node_static_filter
@@ -59,6 +59,24 @@ def run_cycle(framework: Framework, state: ClusterState, pod: Pod,
         return framework.schedule_one(state, pod, **options)
     except UnsupportedFeatureError as error:
         return unsupported(error)
+
+
+#: The pod condition message of a pod SchedulingGates holds (``PodReasonSchedulingGated``, as
+#: the API server's pod strategy words it).
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
+def held_reason(framework: Framework, pod: Pod, state: ClusterState) -> str:
+    """``runPreEnqueuePlugins`` over the profile's PreEnqueue plugins: why one keeps ``pod``
+    out of the queue (so it is never scheduled), ``""`` when none does. SchedulingGates' hold
+    reads as the pod's condition message; another plugin's as its status message
+    (DynamicResources, where a configuration enables it there, is given the state)."""
+    for name, plugin in framework.points["preEnqueue"]:
+        status = (plugin.pre_enqueue(pod, state) if name == "DynamicResources"
+                  else plugin.pre_enqueue(pod))
+        if status is not None and not status.is_success:
+            return SCHEDULING_GATED_MESSAGE if name == "SchedulingGates" else status.message
+    return ""
 
 
 def loop_skips_binding(framework: Framework) -> bool:
@@ -147,17 +165,20 @@ class Driver:
         return self.fast_paths[key]
 
     def run_loop(self, fast: FusedLoop, classes: np.ndarray, begin: int, out_node: np.ndarray,
-                 out_start: np.ndarray, out_walk: np.ndarray | None = None) -> int:
+                 out_start: np.ndarray, out_walk: np.ndarray | None = None,
+                 tallies: Tallies | None = None) -> int:
         """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
         arrays; :meth:`loop_placed` records each); returns where it stopped. ``out_walk``:
-        each pod's walk (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`), when kept."""
+        each pod's walk (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`), when kept;
+        ``tallies``: where it records the failures it words (none: it stops at each new
+        one)."""
         if fast.counts_attachments():
             self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
         stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),
                         tie_breaker.code, tie_breaker.draws, counters, out_node, out_start,
-                        out_walk)
+                        out_walk, tallies)
         tie_breaker.load(counters)
         return stop
 
@@ -411,4 +432,5 @@ class Driver:
         return self._simple[key]
 
 
-__all__ = ["Driver", "Counters", "run_cycle", "unsupported", "loop_skips_binding"]
+__all__ = ["Driver", "Counters", "run_cycle", "unsupported", "loop_skips_binding", "held_reason",
+           "SCHEDULING_GATED_MESSAGE"]

@@ -24,8 +24,8 @@ import numpy as np
 from ksched.api import Pod
 from ksched.cache import Assumer
 from ksched.compiled_preemption import Failure
-from ksched.driver import Driver, loop_skips_binding
-from ksched.fused_loop import FusedLoop
+from ksched.driver import Driver, held_reason, loop_skips_binding
+from ksched.fused_loop import FusedLoop, Tallies
 from ksched.framework.diagnosis import SchedulingError
 from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework
@@ -302,6 +302,31 @@ class _Batch:
         self.affinity = np.array([p.has_pod_affinity for p in table.specs], dtype=np.bool_)
         #: The reason code of each (profile, pod class) latest failure in the compiled loop.
         self.failure_messages: dict[tuple[int, int], int] = {}
+        #: Per pod, the reason code of a PreEnqueue plugin's hold (0: not held).
+        self.held = self._held()
+
+    def _held(self) -> np.ndarray:
+        """Per pod, why its profile's PreEnqueue plugins keep it out of the queue (a reason
+        code; 0: they do not): judged per spec row, but per pod for a row with claims."""
+        table, state = self.table, self.assumer.state
+        row_code = np.zeros(len(table.specs), dtype=np.int64)
+        own: list[int] = []
+        for row, (pod, framework) in enumerate(zip(table.specs, self.frameworks)):
+            if framework is None:
+                continue
+            if pod.resource_claims or pod.claim_sources:
+                own.append(row)
+            else:
+                reason = held_reason(framework, pod, state)
+                row_code[row] = self._code(reason) if reason else 0
+        held = row_code[table.spec]
+        if own:
+            lone = np.zeros(len(table.specs), dtype=np.bool_)
+            lone[own] = True
+            for i in np.flatnonzero(lone[table.spec]).tolist():
+                reason = held_reason(self.frameworks[table.spec[i]], table[i], state)
+                held[i] = self._code(reason) if reason else 0
+        return held
 
     def _done(self, count: int) -> None:
         if self.progress is not None:
@@ -330,10 +355,11 @@ class _Batch:
                 else:
                     own.append(row)
         classes = row_class[table.spec]
+        classes[self.held > 0] = -1
         if own:
             lone = np.zeros(len(table.specs), dtype=np.bool_)
             lone[own] = True
-            for i in np.flatnonzero(lone[table.spec]).tolist():
+            for i in np.flatnonzero(lone[table.spec] & (self.held == 0)).tolist():
                 fast = self.driver.fast_path(self.frameworks[table.spec[i]])
                 classes[i] = _class_or_minus_one(fast.class_of(table[i], state))
         return classes
@@ -363,9 +389,11 @@ class _Batch:
                 self._run_framework(begin, chosen)
 
     def _run_framework(self, index: int, framework: Framework | None) -> None:
-        """One pod through the object-level framework."""
+        """One pod through the object-level framework (none for a pod PreEnqueue holds)."""
         pod = self.table[index]
-        if framework is None:
+        if self.held[index]:
+            self.reason_codes[index] = self.held[index]
+        elif framework is None:
             self.reason_codes[index] = self._code(no_profile_reason(pod))
         else:
             self.walks[index, 0] = self.driver.counters.next_start_index
@@ -387,10 +415,13 @@ class _Batch:
         out_node = np.zeros(len(classes), dtype=np.int64)
         out_start = np.zeros(len(classes), dtype=np.int64)
         out_walk = np.empty((len(classes), len(WALK_COLUMNS) - 1), dtype=np.int64)
+        tallies = Tallies(len(classes))
         table = self.table
         done = 0
         while done < len(classes):
-            stop = self.driver.run_loop(fast, classes, done, out_node, out_start, out_walk)
+            tallies.clear()
+            stop = self.driver.run_loop(fast, classes, done, out_node, out_start, out_walk,
+                                        tallies)
             self.walks[offset + done:offset + stop, 0] = out_start[done:stop]
             self.walks[offset + done:offset + stop, 1:] = out_walk[done:stop]
             tops = self.walks[offset + done:offset + stop, 3]
@@ -404,28 +435,41 @@ class _Batch:
                                          classes[done:stop][placed],
                                          self.affinity[table.spec[rows]])
             if len(placed) < stop - done:
-                self._failed(fast, classes, nodes, done, stop, offset, out_start)
+                self._failed(fast, classes, nodes, done, stop, offset, out_start, tallies)
             self._done(stop - done)
             done = stop
 
     def _failed(self, fast: FusedLoop, classes: np.ndarray, nodes: np.ndarray, done: int,
-                stop: int, offset: int, out_start: np.ndarray) -> None:
-        """The reasons of the pods of ``done..stop`` the loop did not place: the framework's
-        wording of a class's new failure (the loop stops after one), the latest one's for a
-        failure it knew."""
-        messages = self.failure_messages
-        if nodes[-1] == loop_kernels.NEW_FAILURE:
-            last = stop - 1
-            known = nodes[:-1] < 0
-        else:
-            last = -1
-            known = nodes < 0
-        at = np.flatnonzero(known)
-        failed_classes = classes[done:stop][at]
-        for c in np.unique(failed_classes).tolist():
-            self.reason_codes[offset + done + at[failed_classes == c]] = messages[(id(fast), c)]
+                stop: int, offset: int, out_start: np.ndarray, tallies: Tallies) -> None:
+        """The reasons of the pods of ``done..stop`` the loop did not place: a failure's
+        tally worded (:class:`~ksched.loop_failures.FailureWording`), the latest one's of its class
+        before this run for a failure it knew, and the framework's wording of a new failure
+        the loop did not tally (the loop stops after one)."""
+        messages, key_of = self.failure_messages, id(fast)
+        failed = np.flatnonzero(nodes < 0)
+        records = tallies.out_fail[done:stop][failed]
+        failed_classes = classes[done:stop][failed]
+        untallied = records < 0
+        last = -1
+        if nodes[-1] == loop_kernels.NEW_FAILURE and records[-1] < 0:
+            last, untallied[-1] = stop - 1, False
+        at = failed[untallied]
+        for c in np.unique(failed_classes[untallied]).tolist():
+            self.reason_codes[offset + done + at[failed_classes[untallied] == c]] = \
+                messages[(key_of, c)]
+        used = int(tallies.used[0])
+        if used:
+            codes = np.empty(used, dtype=np.int64)
+            for f in range(used):
+                c = int(tallies.rec_class[f])
+                codes[f] = messages[(key_of, c)] = self._code(
+                    fast.wording.message(c, *tallies.entries(f)))
+            tallied = ~untallied
+            if last >= 0:
+                tallied[-1] = False
+            self.reason_codes[offset + done + failed[tallied]] = codes[records[tallied]]
         if last >= 0:
-            key = (id(fast), int(classes[last]))
+            key = (key_of, int(classes[last]))
             messages[key] = self._code(self.driver.diagnose(
                 fast.framework, self.table[offset + last], int(out_start[last])))
             self.reason_codes[offset + last] = messages[key]

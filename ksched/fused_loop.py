@@ -20,6 +20,11 @@ counts a pod's volumes against attach limits, and places a pod its Reserve plugi
 something for (:func:`~ksched.framework.capabilities.reserves_for`: the caller runs that Reserve
 after the run, :meth:`FusedLoop.binds`), only when the pod uses its claims alone: then no other
 pod's placement or Reserve changes its verdicts.
+
+Classes whose pods differ only in what they request (one :func:`~ksched.pods.shape_signature`)
+share the node-static verdicts and scores of the first of them; each computes only its requests.
+A pod that fits nowhere fails inside the loop, which words the failure itself where the class
+allows it (:mod:`ksched.loop_failures`) and goes on.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, PODS
-from ksched.class_tables import ClassTables
+from ksched.class_tables import ClassTables, node_unique, request_tables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
@@ -53,8 +58,8 @@ from ksched.framework.runtime import Framework
 from ksched.kernels import node_resources_fit as fit_kernels
 from ksched.kernels import schedule_loop as loop_kernels
 from ksched.plugins.node_resources_fit import shape_arrays
-from ksched.pods import class_signature, spec_signature
-from ksched.resources import node_info_non_zero, pod_requests, request_vector
+from ksched.loop_failures import FailureWording, StaticStatuses, Tallies, worded
+from ksched.pods import class_signature, shape_signature, spec_signature
 from ksched.state import ClusterState, host_ports
 from ksched.status import Code, Status
 from ksched.volume_classes import ClaimUse, has_claims
@@ -91,19 +96,11 @@ def _of_kind(entries: Sequence[tuple[str, Any]], kind: Any, kind_of: Any) -> tup
     return next(((n, p) for n, p in entries if kind_of(p) is kind), ("", None))
 
 
-def _node_unique(labels: np.ndarray) -> np.ndarray:
-    """Per label column, whether no two nodes share a value (as hostnames name one node)."""
-    unique = np.ones(labels.shape[1], dtype=np.bool_)
-    for column in range(labels.shape[1]):
-        values = labels[:, column]
-        values = values[values >= 0]
-        unique[column] = values.size == 0 or np.bincount(values).max() <= 1
-    return unique
-
-
 _UNSEEN = object()
 #: The attach table of runs that count no volumes, per node count.
 _NO_ATTACH: dict[int, AttachTable] = {}
+#: Room for no failure record (the loop words none) for runs of one pod.
+_NO_TALLIES: dict[int, Tallies] = {}
 
 
 class FusedLoop:
@@ -134,6 +131,19 @@ class FusedLoop:
                                         filter_kind)[1]
         self.attach_name, self.attach_filter = _of_kind(points["filter"],
                                                         FilterKind.ATTACH_LIMITS, filter_kind)
+        #: Each Filter plugin's position, and NodeResourcesFit's (-1: none).
+        self.filter_position = {n: k for k, (n, _) in enumerate(points["filter"])}
+        self.fit_position = self.filter_position.get(self.fit_name, -1) if self.fit else -1
+        #: The FitError messages of the failures the loop tallies.
+        self.wording = FailureWording(self.tables, state, self.fit, self.fit_name)
+        #: Per :func:`~ksched.pods.shape_signature`, the first class of that shape that
+        #: counts no pods, and what :meth:`_admitted` and :meth:`_eligible` said: classes
+        #: differing only in their requests share them. Only where every plugin is in-tree
+        #: (none reads requests but NodeResourcesFit and the resource scores).
+        self._shapes: dict[tuple, int] = {}
+        self._shape_verdicts: dict[tuple, tuple[Any, bool]] = {}
+        self._shares_shapes = all(type(p).__module__.startswith("ksched.plugins.")
+                                  for p in framework.plugins.values())
         #: The node-static plugins (Filter or Score, each once) and the Reserve plugins.
         self._node_static = list({id(p): p for _, p in points["filter"] + points["score"]
                                   if is_node_static_filter(p) or is_node_static_score(p)
@@ -200,10 +210,17 @@ class FusedLoop:
                 else _UNSEEN
             if found is _UNSEEN:
                 found = None
-                admitted = self._admitted(pod, state)
-                if admitted is not None and self._eligible(pod, state):
+                shape = shape_signature(pod) if self._shares_shapes and \
+                    not state.objects.get("workloads") else None
+                admitted, eligible = self._shape_verdicts.get(shape, (_UNSEEN, False))
+                if admitted is _UNSEEN:
+                    admitted = self._admitted(pod, state)
+                    eligible = admitted is not None and self._eligible(pod, state)
+                    if shape is not None:
+                        self._shape_verdicts[shape] = admitted, eligible
+                if eligible:
                     if key not in self.classes:
-                        self.classes[key] = self._compile(pod, state, *admitted)
+                        self.classes[key] = self._compile(pod, state, *admitted, shape=shape)
                     found = self.classes[key]
                 self.verdicts[key] = found
             self.classes_by_identity[identity] = found
@@ -287,11 +304,36 @@ class FusedLoop:
             return False
         return not (soft and runs("score", spread) and not runs("preScore", spread))
 
-    def _compile(self, pod: Pod, state: ClusterState, attach: bool, binds: bool) -> int | None:
+    def _compile(self, pod: Pod, state: ClusterState, attach: bool, binds: bool,
+                 shape: tuple | None = None) -> int | None:
         """Compile a new class (its volumes counted against attach limits, Reserve to run
         for its pods); ``None`` when the loop does not model the pod's cycle, or a plugin
-        refuses a feature ksched does not model (the framework raises it in turn)."""
+        refuses a feature ksched does not model (the framework raises it in turn). A class
+        whose pods differ from an earlier class's only by what they request (the same
+        ``shape``, :func:`~ksched.pods.shape_signature`) takes that class's node-static
+        verdicts and scores and computes only its requests (:meth:`_add_sibling`)."""
         cycle = Cycle(state, pod)
+        sibling = self._shapes.get(shape, -1) if shape is not None and not attach else -1
+        if sibling >= 0:
+            return self._add_sibling(cycle, sibling, binds)
+        found = self._compile_cycle(cycle, attach, binds)
+        if found is not None and shape is not None and not attach \
+                and not self.counts_pods(found):  # siblings share no counts
+            self._shapes[shape] = found
+        return found
+
+    def _add_sibling(self, cycle: Cycle, s: int, binds: bool) -> int | None:
+        """Append a class like class ``s`` but for its requests (``None``: the pod requests
+        a resource no node has; the framework words that)."""
+        resources = request_tables(cycle, self.fit, self.fit_scorer, self.balanced)
+        if resources is None:
+            return None
+        self._arrays = None
+        return self.tables.add_like(s, cycle.pod, resources, self.counts.add_like(cycle.pod, s),
+                                    binds)
+
+    def _compile_cycle(self, cycle: Cycle, attach: bool, binds: bool) -> int | None:
+        """:meth:`_compile` of a class of a new shape."""
         try:
             found = self._pre_filter(cycle)
             if found is None or (self.fit is not None and self.fit_name in found[0]):
@@ -325,10 +367,12 @@ class FusedLoop:
         return skipped, subset
 
     def _statics(self, cycle: Cycle, skipped: set[str], counts: Any
-                 ) -> tuple[np.ndarray, ...] | None:
+                 ) -> tuple[Any, ...] | None:
         """The node-static filters' pass flags and scores of the class over all nodes (but an
         attach-limit filter's that counts the pod's volumes: ``counts``): judged once per node
-        class when every node-static plugin allows it. ``None`` when one of them errs."""
+        class when every node-static plugin allows it. ``None`` when one of them errs. With
+        them, the verdicts as the loop words a failure (:class:`StaticStatuses`; ``None``
+        when a plugin gives a plain mask)."""
         state, pod, n = cycle.state, cycle.pod, cycle.state.num_nodes
         plugins = [p for _, p in self.static_filters] + [s[1] for s in self.static_scores]
         if all(judged_by_node_class(p, pod) for p in plugins):
@@ -336,6 +380,7 @@ class FusedLoop:
         else:
             judged, spread = np.arange(n, dtype=np.int64), slice(None)
         ok = np.ones(len(judged), dtype=np.bool_)
+        wording = StaticStatuses.builder(len(judged))
         for name, plugin in self.static_filters:
             if name not in skipped and (plugin is not self.attach_filter or counts is None):
                 result = plugin.filter(cycle, judged)
@@ -345,6 +390,7 @@ class FusedLoop:
                     return None
                 else:
                     result_passed = result.passed
+                wording.add(name, result, self.filter_position[name] > self.fit_position)
                 ok &= result_passed
         not_scored = set()
         for name, plugin in self.framework.points["preScore"]:
@@ -362,15 +408,15 @@ class FusedLoop:
                 static += weight * scores
             else:  # spread over the nodes only when some node's score is not 0
                 raw.append(scores[spread] if scores.any() else None)
-        return ok[spread], raw, static[spread] if static.any() else None
+        return ok[spread], raw, static[spread] if static.any() else None, wording.made(spread)
 
     def _add_class(self, cycle: Cycle, subset: frozenset[str] | None, counts: Any, binds: bool,
-                   ok: np.ndarray, norm_raw: list, static_score: np.ndarray | None
-                   ) -> int | None:
+                   ok: np.ndarray, norm_raw: list, static_score: np.ndarray | None,
+                   wording: StaticStatuses | None) -> int | None:
         """Append the class to the tables (``None``, nothing appended, when the loop does
         not model it after all)."""
         state, pod, t = cycle.state, cycle.pod, self.tables
-        resources = self._resources(cycle)
+        resources = request_tables(cycle, self.fit, self.fit_scorer, self.balanced)
         hard = self.spread_filter.filter_counts(cycle) if self.spread_filter is not None \
             else None
         soft = self.spread_scorer.soft_constraints(cycle) if self.spread_scorer is not None \
@@ -404,7 +450,8 @@ class FusedLoop:
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
                         else np.zeros(0, np.int64))
-        self._grow_rows(len(t.static_ok))
+        t.wording.append(wording if wording is not None
+                         and worded(t, len(t.wording), wording, state.num_nodes) else None)
         self._arrays = None
         return len(t.static_ok) - 1
 
@@ -438,34 +485,18 @@ class FusedLoop:
             return None
         return filter_counts, score_counts
 
-    def _resources(self, cycle: Cycle) -> dict[str, Any] | None:
-        """The class's requests, fit check and resource scores' inputs, by table; ``None``
-        when the pod requests a resource no node has (the framework words that)."""
-        state, pod = cycle.state, cycle.pod
-        check = self.fit.request_check(cycle) if self.fit is not None else None
-        if check is not None and check.missing:
-            return None
-        requests = pod_requests(pod)
-        empty = (np.zeros(0, np.int64),) * 4
-        ba = self.balanced.score_inputs(cycle) if self.balanced is not None else empty
-        return dict(
-            request=request_vector(requests, state.resource_names, pod_count=0),
-            fit_check_cols=check.checked if check is not None else np.zeros(0, np.int64),
-            count_only=not any(v for r, v in requests.items() if r != PODS),
-            nonzero_add=np.array(node_info_non_zero(pod, requests), dtype=np.int64),
-            fit_inputs=(self.fit_scorer.score_inputs(cycle) if self.fit_scorer is not None
-                        else empty),
-            ba_inputs=ba, ba_skip=not ba[2].any())
-
     def note_placement(self, pod: Pod, node: int, state: ClusterState) -> None:
         """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
         self.counts.note_placement(pod, node, state)
 
     def arrays(self) -> dict[str, Any]:
-        """The class tables stacked for the loop (cached until a class is added)."""
+        """The class tables stacked for the loop (cached until a class is added), with room
+        for every class in the per-class state."""
         if self._arrays is None:
             t, layout = self.tables, self.layout
+            self._grow_rows(len(t.static_ok))
             self._arrays = {**t.stacked(layout, len(self.normalized)),
+                            **t.walk_arrays(layout, self.fit is not None),
                             **t.counter_arrays(self.counts, layout),
                             **t.attach_arrays(), **self._parameters()}
         return self._arrays
@@ -487,12 +518,13 @@ class FusedLoop:
             fit_enabled=self.fit is not None)
 
     def _node_unique(self) -> np.ndarray:
-        """:func:`_node_unique` of the labels, where a class has anti-affinity terms to read
-        it (else all false: the scan of every node's labels is left out)."""
+        """:func:`~ksched.class_tables.node_unique` of the labels, where a class has
+        anti-affinity terms to read it (else all false: the scan of every node's labels is
+        left out)."""
         t, labels = self.tables, self.layout.labels
         if not any(len(a) or len(e) for a, e in zip(t.ipa_anti, t.ipa_existing)):
             return np.zeros(labels.shape[1], dtype=np.bool_)
-        return _node_unique(labels)
+        return node_unique(labels)
 
     def left_out_scores(self) -> np.ndarray:
         """Per class, int64[C]: what the loop's totals lack of upstream's, the same on every
@@ -510,12 +542,18 @@ class FusedLoop:
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
-            out_start: np.ndarray, out_walk: np.ndarray | None = None) -> int:
+            out_start: np.ndarray, out_walk: np.ndarray | None = None,
+            tallies: Tallies | None = None) -> int:
         """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
         where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`; without
-        ``out_walk`` each pod's walk is not kept)."""
+        ``out_walk`` each pod's walk is not kept; without ``tallies`` the loop words no
+        failure and stops at each new one)."""
         if out_walk is None:
             out_walk = np.empty((len(classes), 4), dtype=np.int64)
+        if tallies is None:  # one pod at a time (the simulator): kept
+            tallies = _NO_TALLIES.get(len(classes)) or Tallies(len(classes), records=0)
+            if len(classes) == 1:
+                _NO_TALLIES[1] = tallies
         counts = self.counts
         arrays = self.arrays()
         if self.counts_attachments():
@@ -533,7 +571,10 @@ class FusedLoop:
             ipa_affinity_empty=counts.affinity_empty,
             cached_version=self.cached_version, cached_score=self.cached_score,
             attach_group=table.group, attach_limits=table.limits, attached=table.attached,
-            use_tree=self.tree_selection, full=self._full(),
+            use_tree=self.tree_selection, full=self._full(), fit_position=self.fit_position,
+            out_fail=tallies.out_fail, rec_class=tallies.rec_class,
+            rec_indptr=tallies.rec_indptr, rec_keys=tallies.rec_keys,
+            rec_counts=tallies.rec_counts, rec_used=tallies.used,
             out_node=out_node, out_start=out_start, out_walk=out_walk)
         return int(stop)
 
@@ -549,5 +590,5 @@ class FusedLoop:
         return self._full_of[1]
 
 
-__all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "LOOP_FILTERS", "LOOP_SCORES",
-           "pod_signature", "supports"]
+__all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "StaticStatuses", "Tallies",
+           "LOOP_FILTERS", "LOOP_SCORES", "pod_signature", "supports"]

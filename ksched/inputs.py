@@ -114,9 +114,8 @@ def _pods_of_path(path: str | os.PathLike, where: str) -> tuple[Pod, ...]:
 
 def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
     """A pod dict or ``V1Pod``, or every pod of a ``List`` / ``PodList`` (dict or model).
-    A List is read as a file holding it is: its PriorityClasses admit its pods (they go on
-    to be admitted with the cluster's where they meet it, :func:`admitted`), other kinds
-    are passed over."""
+    A List's PriorityClasses admit its pods, as a file's do (pods they leave unadmitted
+    are admitted with the cluster's where they meet it, :func:`admitted`)."""
     listed = obj.get("items") if isinstance(obj, Mapping) else getattr(obj, "items", None)
     if not isinstance(listed, list):
         yield as_pod(obj, where)
@@ -126,7 +125,7 @@ def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
         kind = item.get("kind") if isinstance(item, Mapping) else None
         if kind == "PriorityClass":
             classes.append(PriorityClass.from_manifest(item))
-        elif kind in (None, "Pod"):
+        else:  # a Pod (another kind is refused, naming it)
             pods.append(as_pod(item, f"{where}.items[{i}]"))
     yield from admit_priorities(pods, classes) if classes else pods
 

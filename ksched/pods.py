@@ -35,6 +35,21 @@ class_signature = _signature(IDENTITY_FIELDS)
 filter_signature = _signature(UNFILTERED_FIELDS)
 #: ``spec_signature(pod)``: :func:`class_signature` but the volumes.
 spec_signature = _signature(IDENTITY_FIELDS | {"volumes"})
+#: Pod fields that say what it requests (:func:`ksched.resources.pod_requests` reads them).
+REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "pod_requests",
+                            "pod_limits"})
+_unrequested = _signature(IDENTITY_FIELDS | REQUEST_FIELDS)
 
-__all__ = ["IDENTITY_FIELDS", "UNFILTERED_FIELDS", "class_signature", "filter_signature",
-           "spec_signature"]
+
+def shape_signature(pod: Pod) -> tuple:
+    """:func:`class_signature` but what the pod requests (its containers' requests and
+    limits, its overhead and pod-level resources): the fused loop's classes of one shape
+    share their node-static verdicts and scores, which the in-tree plugins judge without
+    reading requests."""
+    container = lambda c: (c.name, c.image, c.ports, c.restart_policy)  # noqa: E731
+    return (_unrequested(pod), tuple(map(container, pod.containers)),
+            tuple(map(container, pod.init_containers)))
+
+
+__all__ = ["IDENTITY_FIELDS", "REQUEST_FIELDS", "UNFILTERED_FIELDS", "class_signature",
+           "filter_signature", "shape_signature", "spec_signature"]

@@ -69,7 +69,8 @@ def test_capacity_example_agrees_with_schedule_batch(namespace: dict) -> None:
               for k in range(result.replicas + 1)]
     placed = ksched.schedule_batch(namespace["cluster"], copies).placements
     assert all(p.node for p in placed[:-1]) and placed[-1].node is None
-    assert result.stop_reason == placed[-1].reason
+    # capacity states the pod condition whole: the diagnosis, then what PostFilter said
+    assert result.stop_reason.startswith(placed[-1].reason)
     assert namespace["spare"].displaced.removed_nodes
 
 
@@ -123,8 +124,12 @@ def worked_example(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, 
 def test_worked_example_prints_what_the_readme_shows(worked_example) -> None:
     runs, _ = worked_example
     assert [argv[0] for argv, _ in _worked_example()] == ["capacity", "plan"]
-    for stdout, shown in runs:
-        assert stdout == shown
+    for stdout, shown in runs:  # the plan's wall time varies from run to run
+        assert _timeless(stdout) == _timeless(shown)
+
+
+def _timeless(text: str) -> str:
+    return re.sub(r", \d+(\.\d+)? s\b", ", <time> s", text)
 
 
 def test_worked_example_plot_is_the_one_the_readme_shows(worked_example) -> None:

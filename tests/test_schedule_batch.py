@@ -184,7 +184,8 @@ def test_unknown_tie_break() -> None:
     with pytest.raises(ksched.KschedError) as info:
         schedule(cluster, [pod("x")], tie_break="first")
     assert str(info.value) == (
-        'tie_break: Unsupported value: "first": supported values: "round-robin", "random"')
+        'tie_break: Unsupported value: "first": supported values: "round-robin", "random", '
+        '"heap"')
     assert isinstance(info.value, ValueError)
 
 
@@ -635,3 +636,22 @@ def test_the_loop_and_the_framework_hand_the_next_pod_the_same_counters() -> Non
     assert seen[0][-1][0] == -1 and seen[0][-2][2] == 60
     assert seen[0][-1][3] - seen[0][-2][3] == 120  # the failing pod walked every node
     assert len({step[1] for step in seen[0]}) > 1  # the walk's start moved
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_gated_pods_are_never_scheduled(fast_path: bool) -> None:
+    """SchedulingGates' PreEnqueue keeps a gated pod out of the queue: it is left unplaced
+    with the pod condition's message, and the pods after it are placed as if it were not
+    there (replicas of one spec, gated or not, each judged by their own gates)."""
+    cluster = ClusterState.from_records([node("n0"), node("n1")])
+    free = pod("free", 1000)
+    gated = attrs.evolve(free, name="gated", scheduling_gates=("example.com/quota",))
+    pods = [free, gated, attrs.evolve(free, name="free2"), attrs.evolve(gated, name="gated2")]
+    result = schedule_batch(cluster, pods, fast_path=fast_path)
+    message = "Scheduling is blocked due to non-empty scheduling gates"
+    assert [(p.pod.name, p.node, p.reason) for p in result.placements] == [
+        ("free", "n0", ""), ("gated", None, message), ("free2", "n1", ""),
+        ("gated2", None, message)]
+    assert result.walks[[1, 3]].tolist() == [[-1] * 5] * 2  # no cycle ran
+    alone = schedule_batch(cluster, [pods[0], pods[2]], fast_path=fast_path)
+    assert [p.node for p in result.scheduled] == [p.node for p in alone.placements]

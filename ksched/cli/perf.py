@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ksched.cli.common import PATH, UsageError, check_output, number, write_outputs
-from ksched.perf.clock import CYCLE_SECONDS
+from ksched.constants import PERF_CYCLE_SECONDS as CYCLE_SECONDS
 
 __all__ = ["add_parsers"]
 

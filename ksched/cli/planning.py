@@ -30,9 +30,9 @@ from ksched.cli.common import (
     number,
     progress_bar,
 )
+from ksched.constants import CAPACITY_ORDERS as ORDERS
 from ksched.constants import TIE_BREAKS
 from ksched.errors import ArgumentError
-from ksched.planning.capacity_report import ORDERS
 
 
 def _templates(inputs: Inputs, sources: Sequence[str], all_pods: bool

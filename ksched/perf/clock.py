@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ksched.constants import PERF_CYCLE_SECONDS
 from ksched.errors import ArgumentError
 from ksched.simulator import Simulator
 
 __all__ = ["CYCLE_SECONDS", "Script", "paced_simulator"]
 
 #: The default virtual cost of one scheduling attempt, in seconds.
-CYCLE_SECONDS = 0.004
+CYCLE_SECONDS = PERF_CYCLE_SECONDS
 
 
 class Script(Protocol):

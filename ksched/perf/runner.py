@@ -205,7 +205,8 @@ def _profile(workload: Workload) -> Any:
 
 
 def run_workload(workload: Workload, cycle_seconds: float = CYCLE_SECONDS) -> Outcome:
-    """Run one workload (or say why it is skipped); errors make a ``failed`` outcome."""
+    """Run one workload (or say why it is skipped); errors make a ``failed`` outcome (an
+    unexpected exception too, named as a ksched bug, so that the other workloads still run)."""
     reason = skip_reason(workload)
     if reason is not None:
         return Outcome(workload, "skipped", reason)
@@ -215,6 +216,9 @@ def run_workload(workload: Workload, cycle_seconds: float = CYCLE_SECONDS) -> Ou
         outcome = _run(workload, cycle_seconds, notes)
     except KschedError as exc:
         return Outcome(workload, "failed", str(exc), seconds=time.perf_counter() - started)
+    except Exception as exc:  # noqa: BLE001 - one workload's bug must not lose the others'
+        return Outcome(workload, "failed", f"{type(exc).__name__}: {exc} (a ksched bug)",
+                       seconds=time.perf_counter() - started)
     return attrs.evolve(outcome, seconds=time.perf_counter() - started, notes=tuple(notes))
 
 

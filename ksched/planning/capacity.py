@@ -40,7 +40,6 @@ Two ways give the answer:
 from __future__ import annotations
 
 import collections
-import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -53,18 +52,17 @@ from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError, KschedError
 from ksched.explain import Explanation, explain
 from ksched.framework.capabilities import FilterKind, filter_kind, is_node_static_filter
-from ksched.inputs import (
-    as_cluster,
-    as_node,
-    as_pod,
-    check_profile,
-    check_progress,
-    check_seed,
-    check_tie_break,
-    node_from_template,
+from ksched.inputs import as_cluster, check_profile, check_progress, check_seed, check_tie_break
+from ksched.limits import MAX_PODS
+from ksched.planning.capacity_args import (
+    CapacityRun,
+    CopyTemplate,
+    check_limit,
+    copy_templates,
+    with_added_nodes,
+    with_taken,
+    without_nodes,
 )
-from ksched.io import is_client_model
-from ksched.limits import MAX_NODES, MAX_PODS, check_count
 from ksched.planning.capacity_report import (
     LIMIT_REACHED,
     ORDERS,
@@ -93,139 +91,6 @@ _CLOSED_FORM_ZERO = STATIC_FILTERS | frozenset(
     if filter_kind(plugin) is FilterKind.HOST_PORTS)
 #: Copies in the first run of the loop when no upper bound is known.
 FIRST_RUN = 1024
-
-
-# =========================================================================== arguments
-
-
-@attrs.frozen
-class _Template:
-    """A template, its limit, and the copy numbers whose names pods of the cluster hold."""
-
-    pod: Pod
-    limit: int | None
-    taken: npt.NDArray[np.int64] = attrs.field(factory=lambda: np.zeros(0, np.int64))
-
-    def suffixes(self, count: int) -> npt.NDArray[np.int64]:
-        """int64[count]: the numbers of the first ``count`` copies (taken ones skipped)."""
-        numbers = np.arange(count + len(self.taken), dtype=np.int64)
-        return numbers[~np.isin(numbers, self.taken)][:count]
-
-    def copy(self, k: int) -> Pod:
-        """The ``k``-th copy (from 0), named ``<name>-<number>``."""
-        return self.pod.renamed(f"{self.pod.name}-{int(self.suffixes(k + 1)[k])}")
-
-
-@attrs.frozen
-class _Run:
-    """How the copies are scheduled: as ``schedule_batch`` takes it, and the ``by`` label."""
-
-    profile: Any
-    tie_break: str
-    seed: Any
-    by: str | None
-    progress: Callable[[int], None] | None
-
-
-def _with_taken(state: ClusterState, items: Sequence[_Template]) -> list[_Template]:
-    """``items`` with the copy numbers that running pods' names hold (``web-3`` holds 3 for
-    a template ``web`` in its namespace)."""
-    wanted = {(t.pod.namespace, f"{t.pod.name}-") for t in items}
-    taken: dict[tuple[str, str], set[int]] = collections.defaultdict(set)
-    for pod in state.pods:
-        head, sep, tail = pod.name.rpartition("-")
-        if sep and (pod.namespace, head + "-") in wanted and tail.isascii() \
-                and tail.isdigit() and str(int(tail)) == tail:
-            taken[(pod.namespace, head + "-")].add(int(tail))
-    return [attrs.evolve(t, taken=np.array(sorted(taken[(t.pod.namespace, f"{t.pod.name}-")]),
-                                           dtype=np.int64)) for t in items]
-
-
-def _check_limit(value: Any, where: str) -> int | None:
-    """A copy limit: ``None`` (none) or a count up to :data:`~ksched.limits.MAX_PODS`."""
-    return None if value is None else check_count(value, where, MAX_PODS)
-
-
-def _is_pair(item: Any) -> bool:
-    return (isinstance(item, tuple) and len(item) == 2 and not isinstance(item[1], Mapping)
-            and (item[1] is None or isinstance(item[1], numbers.Number)))
-
-
-def _is_single(templates: Any) -> bool:
-    """Whether ``templates`` is one template (a pod in any form, or a pair), not a list."""
-    return (isinstance(templates, Pod | Mapping | str | bytes) or is_client_model(templates)
-            or _is_pair(templates) or not isinstance(templates, Iterable))
-
-
-def _pending(pod: Pod) -> Pod:
-    """The template as cluster-capacity's pod generator copies it: no node, no status."""
-    if not pod.node_name and pod.start_time is None and not pod.nominated_node_name:
-        return pod
-    return attrs.evolve(pod.with_status(None, ""), node_name="")
-
-
-def _templates(templates: Any, max_limit: int | None) -> list[_Template]:
-    """``templates`` as (pod, limit) pairs; a template without a limit gets ``max_limit``."""
-    if _is_single(templates):
-        templates = [templates]
-    out = []
-    for i, item in enumerate(templates):
-        where = f"templates[{i}]"
-        pod, limit = item if _is_pair(item) else (item, None)
-        pod = _pending(as_pod(pod, where))
-        limit = _check_limit(limit, f"{where} limit")
-        out.append(_Template(pod, max_limit if limit is None else limit))
-    if not out:
-        raise ArgumentError("templates: expected at least one pod template")
-    names = collections.Counter(t.pod.key for t in out)
-    if (dup := next((k for k, c in names.items() if c > 1), None)) is not None:
-        raise ArgumentError(f"templates: two templates named {dup}: copies would clash")
-    return out
-
-
-def _without(cluster: ClusterState, exclude: Any) -> ClusterState:
-    """``cluster`` without the nodes ``exclude`` names and their pods, rebuilt from its
-    records (namespaces and other objects kept)."""
-    if isinstance(exclude, str):
-        exclude = [exclude]
-    if not isinstance(exclude, Iterable):
-        raise ArgumentError(f"exclude_nodes: expected node names, got {type(exclude).__name__}")
-    exclude = list(exclude)
-    for name in exclude:
-        if not isinstance(name, str) or name not in cluster.node_index:
-            raise ArgumentError(f"exclude_nodes: no node named {name!r} in the cluster")
-    if not exclude:
-        return cluster
-    gone = set(exclude)
-    nodes = [n for n in cluster.nodes if n.name not in gone]
-    pods = [p for p in cluster.pods if p.node_name not in gone]
-    return ClusterState.from_records(nodes, pods, namespaces=dict(cluster.namespaces),
-                                     objects=dict(cluster.objects))
-
-
-def _with_added(cluster: ClusterState, add_nodes: Any) -> ClusterState:
-    """``cluster`` with the new nodes of ``add_nodes`` (``(template, count)`` pairs)."""
-    if isinstance(add_nodes, str | bytes | Mapping) or not isinstance(add_nodes, Iterable):
-        raise ArgumentError(f"add_nodes: expected (node, count) pairs, "
-                            f"got {type(add_nodes).__name__}")
-    pairs = []
-    for i, item in enumerate(add_nodes):
-        if not (isinstance(item, tuple) and len(item) == 2):
-            raise ArgumentError(f"add_nodes[{i}]: expected a (node, count) pair, "
-                                f"got {type(item).__name__}")
-        pairs.append((as_node(item[0], f"add_nodes[{i}]"),
-                      check_count(item[1], f"add_nodes[{i}]: count", MAX_NODES)))
-    check_count(sum(count for _, count in pairs), "add_nodes: nodes in all", MAX_NODES)
-    new = [node_from_template(template, f"{template.name}-{k}")
-           for template, count in pairs for k in range(count)]
-    if not new:
-        return cluster
-    taken = set(cluster.node_index).intersection(n.name for n in new)
-    if taken:
-        raise ArgumentError(f"add_nodes: node {sorted(taken)[0]!r} is in the cluster already")
-    return ClusterState.from_records([*cluster.nodes, *new], list(cluster.pods),
-                                     namespaces=dict(cluster.namespaces),
-                                     objects=dict(cluster.objects))
 
 
 # =========================================================================== entry point
@@ -284,26 +149,26 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     >>> report.results[0].replicas, report.results[0].stop_reason
     (12, '0/3 nodes are available: 3 Insufficient cpu.')
     """
-    max_limit = _check_limit(max_limit, "max_limit")
+    max_limit = check_limit(max_limit, "max_limit")
     if not isinstance(order, str) or order not in ORDERS:
         raise ArgumentError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
     if by is not None and (not isinstance(by, str) or not by):
         raise ArgumentError(f"by: must be a node label key (a non-empty string), got {by!r}")
-    run = _Run(check_profile(profile), check_tie_break(tie_break), check_seed(seed), by,
+    run = CapacityRun(check_profile(profile), check_tie_break(tie_break), check_seed(seed), by,
                check_progress(progress))
-    state = _with_added(_without(as_cluster(cluster), exclude_nodes), add_nodes)
-    items = _templates(templates, max_limit)
+    state = with_added_nodes(without_nodes(as_cluster(cluster), exclude_nodes), add_nodes)
+    items = copy_templates(templates, max_limit)
     displaced = None
     if remove_nodes is not None:
         displaced = displace(state, selected_nodes(state, remove_nodes, "remove_nodes"),
                              run.profile)
         state = displaced.state
-    report = _ordered(state, _with_taken(state, items), order, run)
+    report = _ordered(state, with_taken(state, items), order, run)
     return attrs.evolve(report, displaced=displaced)
 
 
-def _ordered(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
-             ) -> CapacityReport:
+def _ordered(state: ClusterState, items: Sequence[CopyTemplate], order: str,
+             run: CapacityRun) -> CapacityReport:
     """The report in ``order``: ``"independent"`` runs each template alone on ``state``
     (``report.state`` is then ``state`` itself)."""
     if order != "independent" or len(items) == 1:
@@ -313,8 +178,8 @@ def _ordered(state: ClusterState, items: Sequence[_Template], order: str, run: _
     return CapacityReport(results, run.by, _const(state), order=order)
 
 
-def _report(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
-            ) -> CapacityReport:
+def _report(state: ClusterState, items: Sequence[CopyTemplate], order: str,
+            run: CapacityRun) -> CapacityReport:
     """The closed form where it holds and succeeds, else the loop."""
     if run.profile is None and (order == "fill" or len(items) == 1) \
             and _closed_form_holds(state, items):
@@ -325,7 +190,7 @@ def _report(state: ClusterState, items: Sequence[_Template], order: str, run: _R
     return _loop(state, items, order, run)
 
 
-def _closed_form_holds(state: ClusterState, items: Sequence[_Template]) -> bool:
+def _closed_form_holds(state: ClusterState, items: Sequence[CopyTemplate]) -> bool:
     """Whether every filter that applies is node-local, with no limit (see the module)."""
     if state.affinity_pods or any(t.limit is not None for t in items):
         return False
@@ -384,7 +249,7 @@ def per_node_capacity(free: npt.NDArray[np.int64], request: npt.NDArray[np.int64
     return np.minimum(counts, 1) if one_per_node else counts
 
 
-def _closed_form(state: ClusterState, items: Sequence[_Template], by: str | None
+def _closed_form(state: ClusterState, items: Sequence[CopyTemplate], by: str | None
                  ) -> CapacityReport:
     """Every template in turn, node by node in one vectorised pass each."""
     state = state.widened_for([t.pod for t in items])
@@ -411,7 +276,7 @@ def _closed_form(state: ClusterState, items: Sequence[_Template], by: str | None
     return CapacityReport(tuple(results), by, after)
 
 
-def _closed_form_stop(state: ClusterState, items: Sequence[_Template], count: int,
+def _closed_form_stop(state: ClusterState, items: Sequence[CopyTemplate], count: int,
                       why: Explanation, free: npt.NDArray[np.int64],
                       exact: Callable[[], ClusterState]) -> Callable[[], str]:
     """The last template's stop reason, computed when called: worded from the arrays
@@ -442,7 +307,7 @@ class _Memo:
         return self._value
 
 
-def _bind_counts(state: ClusterState, items: Sequence[_Template],
+def _bind_counts(state: ClusterState, items: Sequence[CopyTemplate],
                  placed: Sequence[npt.NDArray[np.int64]]) -> ClusterState:
     """``state`` with the closed form's copies bound, template by template, node by node."""
     bindings, names = [], state.node_names
@@ -497,8 +362,9 @@ def _sequence(counts: Sequence[int], order: str) -> tuple[np.ndarray, np.ndarray
     return templates[kept], copies[kept]
 
 
-def _copies(items: Sequence[_Template], templates: np.ndarray, copies: np.ndarray) -> PodTable:
-    """The copies, named as :meth:`_Template.copy` names them: a table of one spec row per
+def _copies(items: Sequence[CopyTemplate], templates: np.ndarray,
+            copies: np.ndarray) -> PodTable:
+    """The copies, named as :meth:`CopyTemplate.copy` names them: a table of one spec row per
     template (the pods are made only when read)."""
     prefixes = [f"{t.pod.name}-" for t in items]
     numbers = [t.suffixes(int(copies[templates == i].max(initial=-1)) + 1).tolist()
@@ -511,8 +377,8 @@ def _copies(items: Sequence[_Template], templates: np.ndarray, copies: np.ndarra
         creation_times=[pods[t].creation_time for t in templates.tolist()])
 
 
-def _loop(state: ClusterState, items: Sequence[_Template], order: str, run: _Run
-          ) -> CapacityReport:
+def _loop(state: ClusterState, items: Sequence[CopyTemplate], order: str,
+          run: CapacityRun) -> CapacityReport:
     """One ``schedule_batch`` over the copies, cut after each template's first failure."""
     caps = [_upper_bound(state, t.pod) if run.profile is None else None for t in items]
     counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
@@ -561,9 +427,9 @@ def _first_failures(templates: np.ndarray, copies: np.ndarray, node_rows: np.nda
     return failed
 
 
-def _loop_report(state: ClusterState, items: Sequence[_Template],
+def _loop_report(state: ClusterState, items: Sequence[CopyTemplate],
                  sequence: tuple[np.ndarray, np.ndarray, PodTable], result: Any,
-                 failed: Sequence[int | None], run: _Run) -> CapacityReport:
+                 failed: Sequence[int | None], run: CapacityRun) -> CapacityReport:
     templates, copies, table = sequence
     rows, names = result.node_rows, result.state.node_names
     results = []

@@ -12,19 +12,13 @@ import attrs
 
 from ksched.api import Pod
 from ksched.planning.headroom import Displacement
+from ksched.constants import CAPACITY_ORDERS as ORDERS
 from ksched.state import ClusterState
 
 __all__ = ["LIMIT_REACHED", "ORDERS", "CapacityReport", "CapacityResult", "fail_counts"]
 
 #: The stop reason of a template that reached its limit.
 LIMIT_REACHED = "limit reached"
-#: How several templates share the cluster (``capacity(order=...)``), each with what it
-#: means; the CLI's help and the report's text say the same.
-ORDERS = {
-    "independent": "each template alone on the cluster as given (answers do not add up)",
-    "fill": "each template until it stops, in the given order, on what the ones before left",
-    "interleave": "one copy of each template in turn, a template dropping out when it stops",
-}
 _REASON = re.compile(r"(\d+) (.+?)(?=, \d+ |\.$|\. )")
 
 

@@ -37,7 +37,6 @@ names keep upstream's limit (the prefix cut to 58 characters). Objects without
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,6 +50,7 @@ from ksched.inputs import as_cluster
 from ksched.io import iter_manifests
 from ksched.limits import MAX_PODS
 from ksched.kernels import taint_toleration as taint_kernels
+from ksched.planning.workload_names import generated_names, stable_uid, template_hash
 from ksched.plugins.node_affinity import required_node_affinity_mask
 from ksched.plugins.taint_toleration import encode_tolerations
 from ksched.state import ClusterState
@@ -61,15 +61,6 @@ __all__ = ["CONTROLLER_KINDS", "Expansion", "expand", "expand_workloads", "read_
 #: The kinds expanded, with the apiVersion their pods' owner references carry.
 CONTROLLER_KINDS = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
                     "Job": "batch/v1", "ReplicationController": "v1", "DaemonSet": "apps/v1"}
-
-#: ``k8s.io/apimachinery/pkg/util/rand``'s alphabet (no vowels, no confusable digits).
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-_SUFFIX_LENGTH = 5
-_SUFFIXES = len(_ALPHANUMS) ** _SUFFIX_LENGTH
-_STRIDE = 7_654_321  # coprime to 27: i -> offset + i * stride is a bijection mod 27**5
-#: ``names.SimpleNameGenerator``: a generated name's prefix is cut to 63 - 5 characters.
-_MAX_PREFIX = 58
-_UID_NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")  # uuid.NAMESPACE_URL
 
 #: ``AddOrUpdateDaemonPodTolerations`` (pkg/controller/daemon/util): (key, effect).
 _DAEMON_TOLERATIONS = (("node.kubernetes.io/not-ready", "NoExecute"),
@@ -193,20 +184,6 @@ def expand_workloads(source: Any, *, cluster: Any = None) -> Expansion:
     return Expansion(tuple(pods), tuple(workloads), tuple(claims))
 
 
-def template_hash(template: Any) -> str:
-    """A stable ``pod-template-hash``: FNV-1a (32 bits) of ``template`` as JSON with sorted
-    keys, its decimal digits through ``rand.SafeEncodeString``.
-
-    Examples
-    --------
-    >>> template_hash({"spec": {"containers": [{"name": "c"}]}}) == template_hash(
-    ...     {"spec": {"containers": [{"name": "c"}]}})
-    True
-    """
-    text = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str)
-    return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in str(_fnv32a(text)))
-
-
 # --------------------------------------------------------------------------- per kind
 
 
@@ -240,7 +217,7 @@ def _expand_one(obj: Mapping[str, Any], state: ClusterState | None
     where = f"{kind.lower()} {record.namespace}/{record.name}"
     uid = ManifestReader(where).string((obj.get("metadata") or {}).get("uid"), "metadata.uid")
     owner = _Owner(kind, record.name, record.namespace,
-                   uid or _stable_uid(kind, record.namespace, record.name), where)
+                   uid or stable_uid(kind, record.namespace, record.name), where)
     spec = ManifestReader(owner.where).mapping(obj.get("spec"), "spec")
     template = _template(owner, spec)
     if kind not in ("Job", "DaemonSet"):
@@ -256,14 +233,14 @@ def _deployment(owner: _Owner, spec: Mapping, template: Mapping,
     _check_selector(owner, record, template)
     pod_hash = template_hash(template)
     rs_name = f"{owner.name}-{pod_hash}"
-    rs_uid = _stable_uid("ReplicaSet", owner.namespace, rs_name)
+    rs_uid = stable_uid("ReplicaSet", owner.namespace, rs_name)
     labels = {**_labels(template), "pod-template-hash": pod_hash}
     selector = record.selector
     implied = Workload("ReplicaSet", rs_name, owner.namespace, LabelSelector(
         {**selector.match_labels, "pod-template-hash": pod_hash},
         selector.match_expressions), record.replicas)
-    names = _generated(f"{rs_name}-", record.replicas,
-                       f"ReplicaSet/{owner.namespace}/{rs_name}")
+    names = generated_names(f"{rs_name}-", record.replicas,
+                            f"ReplicaSet/{owner.namespace}/{rs_name}")
     ref = owner.reference("ReplicaSet", rs_name, rs_uid)
     return _copies(owner, template, names, labels, ref), implied
 
@@ -274,7 +251,7 @@ def _replica_set(owner: _Owner, spec: Mapping, template: Mapping,
         _check_selector(owner, record, template)
     elif record.selector is not None and not record.selector.matches(_labels(template)):
         _fail_selector(owner, template)
-    names = _generated(f"{owner.name}-", record.replicas, owner.salt)
+    names = generated_names(f"{owner.name}-", record.replicas, owner.salt)
     return _copies(owner, template, names, _labels(template), owner.reference()), record
 
 
@@ -326,7 +303,7 @@ def _job(owner: _Owner, spec: Mapping, template: Mapping,
                   "job-name": owner.name}
     ref = owner.reference()
     if not indexed:
-        names = _generated(f"{owner.name}-", active, owner.salt)
+        names = generated_names(f"{owner.name}-", active, owner.salt)
         return _copies(owner, template, names, labels, ref), None
     return [_indexed_job_pod(owner, template, labels, ref, index)
             for index in range(active)], None
@@ -337,7 +314,7 @@ def _indexed_job_pod(owner: _Owner, template: Mapping, labels: Mapping, ref: Map
     """An Indexed Job's pod: ``<job>-<index>-<xxxxx>``, its index as label and annotation,
     its hostname ``<job>-<index>``."""
     prefix = f"{owner.name}-{index}-"
-    name = _generated(prefix, 1, f"{owner.salt}/{index}")[0]
+    name = generated_names(prefix, 1, f"{owner.salt}/{index}")[0]
     labels = {**labels, "batch.kubernetes.io/job-completion-index": str(index)}
     manifest = _manifest(owner, name, labels, template, ref,
                          {**_pod_spec(template), "hostname": f"{owner.name}-{index}"})
@@ -358,7 +335,7 @@ def _daemon_set(owner: _Owner, spec: Mapping, template: Mapping, record: Workloa
     ref = owner.reference()
     probe = _parse(owner, _manifest(owner, owner.name, labels, template, ref, pod_spec))
     nodes = _daemon_nodes(owner, probe, state)
-    names = _generated(f"{owner.name}-", len(nodes), owner.salt)
+    names = generated_names(f"{owner.name}-", len(nodes), owner.salt)
     return [_parse(owner, _manifest(owner, name, labels, template, ref,
                                     {**pod_spec, "affinity": _pinned(pod_spec, node)}))
             for name, node in zip(names, nodes)], None
@@ -497,17 +474,6 @@ def _copies(owner: _Owner, template: Mapping, names: Sequence[str], labels: Mapp
     return [first] + [attrs.evolve(first, name=name) for name in names[1:]]
 
 
-def _generated(prefix: str, count: int, salt: str) -> list[str]:
-    """``count`` distinct names ``prefix[:58] + <5 characters>`` (``SimpleNameGenerator``),
-    the same for the same ``salt``."""
-    if count > _SUFFIXES:
-        raise ArgumentError(f"{salt}: more than {_SUFFIXES} pods of one owner")
-    base = prefix[:_MAX_PREFIX]
-    codes = (_fnv32a(salt) + np.arange(count, dtype=np.int64) * _STRIDE) % _SUFFIXES
-    digits = codes[:, None] // (len(_ALPHANUMS) ** np.arange(_SUFFIX_LENGTH)) % len(_ALPHANUMS)
-    letters = np.array(list(_ALPHANUMS))[digits]
-    return [base + "".join(row) for row in letters.tolist()]
-
 
 def _claim_templates(fields: ManifestReader, value: Any) -> list[str]:
     names = []
@@ -618,16 +584,3 @@ def _fail_selector(owner: _Owner, template: Mapping) -> None:
     ManifestReader(owner.where).fail("spec.template.metadata.labels",
                               f"Invalid value: map[string]string{{{shown}}}: `selector` does "
                               "not match template `labels`")
-
-
-def _stable_uid(kind: str, namespace: str, name: str) -> str:
-    """The UUID (version 5) of an object that states none."""
-    return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace}/{name}"))
-
-
-def _fnv32a(text: str) -> int:
-    """FNV-1a, 32 bits, of ``text``'s UTF-8 bytes (Go's ``hash/fnv.New32a``)."""
-    h = 0x811C9DC5
-    for byte in text.encode():
-        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return h

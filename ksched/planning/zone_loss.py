@@ -10,7 +10,7 @@ sweep's ``without`` / ``node_count`` all come here.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -129,14 +129,13 @@ def selected_nodes(cluster: ClusterState, nodes: Any, argument: str = "without")
     (a,b)"``) or node names, checked; errors name ``argument``."""
     if isinstance(nodes, str):
         return _selected_rows(cluster, nodes, argument)
-    if not isinstance(nodes, Iterable):
-        raise ArgumentError(f"{argument}: expected a label selector or node names, got "
-                            f"{type(nodes).__name__}")
+    if not isinstance(nodes, Iterable) or isinstance(nodes, Mapping):
+        raise ArgumentError(f"{argument}: expected a node selector or a list of node names, "
+                            f"got {type(nodes).__name__}")
     rows = []
     for i, name in enumerate(nodes):
-        if not isinstance(name, str):
-            raise ArgumentError(f"{argument}[{i}]: expected a node name, got "
-                                f"{type(name).__name__}")
+        if not isinstance(name, str) or not name.strip():
+            raise ArgumentError(f"{argument}[{i}]: expected a node name, got {name!r}")
         row = cluster.node_index.get(name)
         if row is None:
             raise ArgumentError(f"{argument}[{i}]: node {name!r} not found")
@@ -147,12 +146,16 @@ def selected_nodes(cluster: ClusterState, nodes: Any, argument: str = "without")
 
 
 def _selected_rows(cluster: ClusterState, selector: str, argument: str) -> np.ndarray:
+    _, bracket, listed = selector.partition("(")
+    items = listed.rstrip().removesuffix(")").split(",") if bracket else [selector]
+    if any(not item.strip() for item in items):
+        raise ArgumentError(f"{argument}: {selector!r}: an empty node selector or value")
     match = _SELECTOR.match(selector)
     if match is None:
         raise ArgumentError(f"{argument}: malformed selector {selector!r}: expected "
                             f"\"key=value\" or \"key in (v1,v2)\"")
     key, value, values = match.groups()
-    wanted = [value] if values is None else [v.strip() for v in values.split(",") if v.strip()]
+    wanted = [value] if values is None else [v.strip() for v in values.split(",")]
     column = cluster.label_column(key)
     ids = [cluster.vocab.get(v) for v in wanted]
     rows = (np.flatnonzero(np.isin(cluster.labels[:, column], ids)) if column >= 0

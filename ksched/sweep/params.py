@@ -186,7 +186,6 @@ def _check_value(base: Scenario, name: str, kind: str, value: Any) -> None:
     elif kind == "without" and value is not None:
         from ksched.planning.headroom import selected_nodes
 
-        _check_without(name, value)
         selected_nodes(base.cluster, value, "without")
     if kind in CONFIG_KINDS and isinstance(base.config, SchedulerConfig):
         raise ArgumentError(f"{name}: the base configuration is a loaded SchedulerConfig; give "
@@ -198,23 +197,6 @@ def _integer(name: str, value: Any, low: int, high: int | None) -> None:
             or (high is not None and value > high):
         bound = f"from {low} to {high:,}" if high is not None else f">= {low}"
         raise ArgumentError(f"{name}: expected an integer {bound}, got {value!r}")
-
-
-def _check_without(name: str, value: Any) -> None:
-    """A selector or a list of node names, no item of either empty (``""``, ``"k in (a,,b)"``,
-    ``["n0", ""]``)."""
-    if isinstance(value, str):
-        _, bracket, listed = value.partition("(")
-        items = listed.rstrip().removesuffix(")").split(",") if bracket else [value]
-        if any(not item.strip() for item in items):
-            raise ArgumentError(f"{name}: {value!r}: an empty node selector or value")
-        return
-    if not isinstance(value, list):
-        raise ArgumentError(f"{name}: expected a node selector or a list of node names, got "
-                            f"{type(value).__name__}")
-    for i, item in enumerate(value):
-        if not isinstance(item, str) or not item.strip():
-            raise ArgumentError(f"{name}[{i}]: expected a node name, got {item!r}")
 
 
 def _one_of(name: str, value: Any, choices: Sequence[str]) -> None:

@@ -200,7 +200,8 @@ def test_the_declared_metrics_are_the_studies_own(base):
 
     variant = prepare(base, {})
     for study in ("schedule", "simulate"):
-        assert tuple(metrics_of(study, variant)) == METRICS[study]
+        fixed = tuple(n for n in METRICS[study] if not n.endswith("*"))
+        assert tuple(metrics_of(study, variant)) == fixed  # no extended resources here
 
 
 # ---------------------------------------------------------------------------- the command
@@ -270,6 +271,6 @@ def test_skipped_journal_lines_are_one_warning_line(folder):
     with open(folder / "o.csv.rows.jsonl", "ab") as journal:
         journal.write(b"\xff\xfe not json\n")
     status, stdout, stderr = run_cli(argv)
-    assert (status, stdout) == (0, f"2 scenarios: {out}\n")
+    assert status == 0 and stdout.startswith(f"2 scenarios: {out}\n")
     assert stderr == f"ksched: warning: journal {out}.rows.jsonl: skipped 1 unreadable line\n"
 

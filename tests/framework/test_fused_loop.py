@@ -27,6 +27,9 @@ from ksched.api import (
 from ksched.errors import UnsupportedFeatureError
 
 TRACES = conformance.trace_files([Path(__file__).parent.parent / "conformance"])
+#: Pods of a batch trace run through both paths (the object-level path takes about 20 ms a pod
+#: on those clusters; the loop replays every pod in tests/test_conformance.py).
+BATCH_PREFIX = 150
 
 
 def _both(cluster, pods, **kw):
@@ -53,7 +56,10 @@ def test_conformance_inputs_place_identically(path: Path) -> None:
                + [o for k in ("services", "replica_sets", "stateful_sets",
                               "replication_controllers") for o in inputs.get(k, [])])
     cluster = ksched.load_cluster(objects)
-    pods = ksched.load_pods(inputs["pending_pods"])
+    pending = inputs["pending_pods"]
+    if trace.get("family") == "batch":  # whole batches replay in test_conformance; here the
+        pending = pending[:BATCH_PREFIX]  # framework path checks the loop on a prefix
+    pods = ksched.load_pods(pending)
     try:
         fast, slow = _both(cluster, pods, percentage_of_nodes_to_score=30)
     except UnsupportedFeatureError:
@@ -143,7 +149,10 @@ def test_configured_profiles_place_identically(path: Path) -> None:
                + [o for k in ("services", "replica_sets", "stateful_sets",
                               "replication_controllers") for o in inputs.get(k, [])])
     cluster = ksched.load_cluster(objects)
-    pods = ksched.load_pods(inputs["pending_pods"])
+    pending = inputs["pending_pods"]
+    if trace.get("family") == "batch":  # whole batches replay in test_conformance; here the
+        pending = pending[:BATCH_PREFIX]  # framework path checks the loop on a prefix
+    pods = ksched.load_pods(pending)
     try:
         fast, slow = _both(cluster, pods, profile=config)
     except UnsupportedFeatureError:

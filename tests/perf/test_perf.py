@@ -124,6 +124,65 @@ def test_dra_ops_are_skipped_with_the_reason(outcomes):
     assert "createResourceDriver" in dra.reason
 
 
+def test_pods_bound_on_the_batch_path_are_deleted_and_waited_for_on_the_clock(outcomes):
+    run = outcomes["DeleteBlockers/1Node"]
+    assert (run.path, run.scheduled, run.unscheduled, run.notes) == ("simulator", 2, 0, ())
+    [window] = run.measurements
+    assert window.scheduled == 2
+    assert window.attempt_results.count("unschedulable") >= 2  # blocked until the deletes
+
+
+def test_volumes_created_on_the_clock_reach_the_simulator(outcomes):
+    run = outcomes["VolumesOnTheClock/2Nodes"]
+    assert (run.path, run.scheduled, run.unscheduled, run.notes) == ("simulator", 3, 0, ())
+
+
+def test_pod_sets_are_one_batch(monkeypatch):
+    from ksched.perf import runner
+
+    calls = []
+    real = runner.schedule_batch
+    monkeypatch.setattr(runner, "schedule_batch",
+                        lambda cluster, table, **kw: calls.append(len(table)) or real(
+                            cluster, table, **kw))
+    [batch] = select(load_workloads(CONFIG), ["integration-test"], "^PodSets/Batch$")
+    run = runner.run_workload(batch)
+    assert (run.path, run.scheduled, run.unscheduled) == ("batch", 8, 0)
+    assert calls == [6, 2]
+
+
+def test_pod_sets_on_the_clock_are_waited_for_together(outcomes):
+    run = outcomes["PodSetsOnTheClock/Simulator"]
+    assert (run.path, run.scheduled, run.unscheduled, run.notes) == ("simulator", 6, 0, ())
+    assert run.measurements[0].scheduled == 6
+
+
+def test_simulator_cycle_hook_paces_the_clock():
+    from ksched.api import Node, Pod
+    from ksched.perf.clock import paced_simulator
+    from ksched.simulator import Event
+    from ksched.state import ClusterState
+
+    node = Node.from_manifest({"metadata": {"name": "n"}, "status": {"allocatable": {
+        "cpu": "4", "memory": "8Gi", "pods": "10"}}})
+    pods = [Pod.from_manifest({"metadata": {"name": f"p{i}", "namespace": "d"},
+                               "spec": {"containers": [{"name": "c", "image": "i"}]}})
+            for i in range(3)]
+    seen = []
+
+    class Script:
+        def poll(self, sim, idle):
+            seen.append((sim.now, idle, len(sim.decisions)))
+            if idle and len(sim.decisions) == 2:
+                sim.push(Event(sim.now + 0.5, "create", pod=pods[2]))
+
+    sim = paced_simulator(ClusterState.from_records([node]), Script(), 0.25)
+    result = sim.run([Event(0.0, "create", pod=p) for p in pods[:2]])
+    assert [d.time for d in result.decisions] == [0.0, 0.25, 1.0]  # each attempt takes 0.25
+    assert seen == [(0.0, False, 0), (0.25, False, 1), (0.5, False, 2), (0.5, True, 2),
+                    (1.25, False, 3), (1.25, True, 3)]  # not idle while creates are due
+
+
 def test_results_document_has_upstream_shape(outcomes):
     doc = document(list(outcomes.values()))
     assert doc["version"] == "v1"

@@ -218,9 +218,9 @@ def test_daemonset_pods_leave_with_their_node():
     ({"without": f"{ZONE}=c"}, f"without: selector '{ZONE}=c' matches no node"),
     ({"without": "pool=x"}, "without: selector 'pool=x' matches no node"),
     ({"without": ["a1", "zz"]}, "without[1]: node 'zz' not found"),
-    ({"without": ["a1", 3]}, "without[1]: expected a node name, got int"),
+    ({"without": ["a1", 3]}, "without[1]: expected a node name, got 3"),
     ({"without": []}, "without: names no node"),
-    ({"without": 7}, "without: expected a label selector or node names, got int"),
+    ({"without": 7}, "without: expected a node selector or a list of node names, got int"),
 ])
 def test_bad_arguments(cluster, kwargs, message):
     with pytest.raises(ArgumentError) as caught:
