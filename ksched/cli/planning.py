@@ -169,8 +169,8 @@ def _plan(args: argparse.Namespace) -> int:
             report = plan(cluster, workloads, node_types, prices=prices or None,
                           max_nodes=args.max_nodes, max_cost=args.max_cost,
                           time_limit=args.time_limit, profile=config,
-                          priority_classes=classes,
-                          progress=bar.update if bar is not None else None)
+                          priority_classes=classes, tie_break=args.tie_break,
+                          seed=args.seed, progress=bar.update if bar is not None else None)
     except ArgumentError as exc:
         raise UsageError(_plan_option(str(exc))) from None
     sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n" if args.output == "json"
@@ -268,6 +268,10 @@ def add_parsers(sub: Any) -> None:
                    help="budget: the highest total price of the new nodes")
     p.add_argument("--time-limit", type=number(0.0, above=True), default=None, metavar="SECONDS",
                    help="budget: seconds for the whole plan")
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="round-robin",
+                   help="how each exact schedule breaks ties between equal-scoring nodes")
+    p.add_argument("--seed", type=integer(0), default=None,
+                   help="the random tie-break's seed")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
     p.add_argument("--config", type=PATH, help=CONFIG_HELP)
     p.set_defaults(func=_plan)

@@ -37,7 +37,14 @@ import numpy.typing as npt
 from ksched.api import Node, Pod, PriorityClass
 from ksched.engine import Placement, Result
 from ksched.errors import ArgumentError
-from ksched.inputs import as_cluster, as_node, as_pods, check_progress
+from ksched.inputs import (
+    as_cluster,
+    as_node,
+    as_pods,
+    check_progress,
+    check_seed,
+    check_tie_break,
+)
 from ksched.io import admit_priorities, iter_manifests
 from ksched.limits import MAX_NODES, check_count
 from ksched.planning import plan_bound
@@ -303,7 +310,8 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
          *, prices: Mapping[str, float] | None = None, max_nodes: int | None = None,
          max_cost: float | None = None, time_limit: float | None = None,
          profile: Any = None, priority_classes: Iterable[Any] = (),
-         progress: Callable[[int], None] | None = None) -> PlanReport:
+         progress: Callable[[int], None] | None = None, tie_break: str = "round-robin",
+         seed: int | None = 0) -> PlanReport:
     """The cheapest (without prices: the fewest) new nodes of the given types that make every
     pending pod schedule, with the integer program's lower bound and the gap between them.
 
@@ -336,6 +344,9 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
         The cluster's PriorityClasses: pods naming one get its value.
     progress : callable, optional
         ``progress(1)`` after each exact schedule of the search (e.g. a tqdm ``update``).
+    tie_break, seed : str, int, optional
+        How each exact schedule breaks ties between equal-scoring nodes, as
+        :func:`ksched.schedule_batch` takes them (``"heap"``: v1.35.4's own order).
 
     Returns
     -------
@@ -364,7 +375,7 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     progress = check_progress(progress)
     classes = _priority_classes(priority_classes)
     planner = Planner(as_cluster(cluster), types, price_map, _workloads(workloads, classes),
-                      profile)
+                      profile, check_tie_break(tie_break), check_seed(seed))
     return _Plan(planner, budget, progress).run()
 
 

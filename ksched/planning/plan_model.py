@@ -143,6 +143,7 @@ class Planner:
     prices : type name -> price per node (1 per node for every type when none were given).
     work : the workloads.
     profile : the scheduling profile (or configuration).
+    tie_break, seed : how every exact schedule breaks ties (as :func:`ksched.schedule_batch`).
     """
 
     cluster: ClusterState
@@ -150,6 +151,8 @@ class Planner:
     prices: dict[str, float]
     work: Workloads
     profile: Any
+    tie_break: str = "round-robin"
+    seed: int | None = 0
     _daemons: dict = attrs.field(factory=dict, init=False)
 
     def base(self) -> ClusterState:
@@ -192,7 +195,8 @@ class Planner:
     def run(self, counts: Mapping[str, int]) -> Result:
         """:func:`ksched.schedule_batch` of the pending pods with ``counts`` new nodes."""
         state, pods = self.build(counts)
-        return schedule_batch(state, pods, profile=self.profile)
+        return schedule_batch(state, pods, profile=self.profile, tie_break=self.tie_break,
+                              seed=self.seed)
 
     def daemon_fit(self, template: Node) -> tuple[frozenset, tuple[Unfit, ...], dict[str, int]]:
         """Which DaemonSets run on a new node of ``template``'s type: scheduled in order on a

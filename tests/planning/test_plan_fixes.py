@@ -3,6 +3,7 @@ answers of issue #24 (PriorityClasses, DaemonSets, StatefulSet claims)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,17 @@ def test_stateful_set_with_wait_for_first_consumer_claims_schedules() -> None:
     report = plan(cluster, [_stateful_set(3)], [_type("m", 2, "a")])
     assert report.complete, str(report)
     assert report.nodes == {"m": 2}
+
+
+def test_the_tie_break_reaches_every_exact_schedule() -> None:
+    """``plan(tie_break=...)``: each exact schedule breaks ties as asked (v1.35.4's heap
+    included), and an unknown mode is refused before any work."""
+    from ksched.errors import KschedError
+
+    pods = [Pod(f"p{i}", containers=[Container("c", requests={"cpu": "1"})]) for i in range(6)]
+    m = Node("m", allocatable={"cpu": "4", "memory": "16Gi", "pods": 110})
+    empty = ClusterState.from_records([])
+    for mode in ("round-robin", "random", "heap"):
+        assert plan(empty, pods, [m], tie_break=mode).nodes == {"m": 2}
+    with pytest.raises(KschedError, match='tie_break: Unsupported value: "first"'):
+        plan(empty, pods, [m], tie_break="first")
