@@ -252,3 +252,30 @@ def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_co
     run_last[c] = f
     out_fail[p] = f
     return True
+
+
+@jit
+def walk_positions(walk_order, ok_row, allocatable, pods_col, request, checked, fit_enabled,
+                   most):
+    """The walk positions (ascending) of the nodes a class may ever fit on: passing its
+    node-static filters (``ok_row`` bool[N]) and, with ``fit_enabled``, with room for a pod
+    and allocatable at least the class's ``request`` on each ``checked`` column (a node
+    short of that fails NodeResourcesFit whatever is placed). Returns int64[k], or an empty
+    array with -1 when more than ``most`` nodes qualify (the class is not listed)."""
+    n = walk_order.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        node = walk_order[i]
+        ok = ok_row[node]
+        if ok and fit_enabled:
+            ok = allocatable[node, pods_col] >= 1
+            for j in range(checked.shape[0]):
+                if ok and allocatable[node, checked[j]] < request[checked[j]]:
+                    ok = False
+        if ok:
+            if k == most:
+                return out[:0], -1
+            out[k] = i
+            k += 1
+    return out[:k].copy(), k

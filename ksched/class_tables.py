@@ -14,6 +14,7 @@ import numpy as np
 from ksched.constants import PODS
 from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
+from ksched.kernels.loop_steps import walk_positions
 from ksched.resources import node_info_non_zero, pod_requests, request_vector
 from ksched.state import ClusterState
 
@@ -237,26 +238,26 @@ class ClassTables:
         class's requests and a pod (elsewhere it fails whatever is placed). Listed only
         where that leaves out a quarter of the nodes or more, within :data:`MAX_WALK_LIST`
         positions in all."""
-        order = layout.tree_order
+        order, alloc = layout.tree_order, layout.allocatable
         n = len(order)
-        alloc = layout.allocatable[order]
         pods_col = layout.resource_column(PODS)
+        least = alloc.min(axis=0) if n else np.zeros(alloc.shape[1], np.int64)
+        all_ok: dict[int, bool] = {}  # per static row (siblings share theirs)
+        none = np.zeros(0, np.int64)
         parts, listed, total = [], np.zeros(len(self.static_ok), dtype=np.bool_), 0
         for c, (ok_row, request, cols) in enumerate(zip(self.static_ok, self.request,
                                                         self.fit_check_cols)):
-            ok = ok_row[order]
-            if fit_enabled:
-                ok = ok & (alloc[:, pods_col] >= 1)
-                if not self.count_only[c]:
-                    for col in cols.tolist():
-                        ok &= alloc[:, col] >= request[col]
-            positions = np.flatnonzero(ok)
-            if 4 * len(positions) <= 3 * n and total + len(positions) <= MAX_WALK_LIST:
-                listed[c] = True
-                total += len(positions)
-                parts.append(positions)
-            else:
-                parts.append(positions[:0])
+            checked = none if not fit_enabled or self.count_only[c] else cols
+            fit_all = not fit_enabled or (least[pods_col] >= 1 and all(
+                least[col] >= request[col] for col in checked.tolist()))
+            if fit_all and all_ok.setdefault(id(ok_row), bool(ok_row.all())):
+                parts.append(none)  # every node may fit: not listed
+                continue
+            positions, kept = walk_positions(order, ok_row, alloc, pods_col, request, checked,
+                                             fit_enabled, min(3 * n // 4, MAX_WALK_LIST - total))
+            listed[c] = kept >= 0
+            total += len(positions)
+            parts.append(positions)
         return dict(walk_listed=listed, walk_indptr=_row_indptr(parts),
                     walk_pos=np.concatenate(parts).astype(np.int64) if parts
                     else np.zeros(0, np.int64))

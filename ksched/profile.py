@@ -40,7 +40,7 @@ _DEFAULT_PLUGINS = {
               "NodeResourcesBalancedAllocation", "ImageLocality"),
 }
 _DEFAULT_PLUGINS.update({
-    "preEnqueue": ("SchedulingGates", "DefaultPreemption"),
+    "preEnqueue": ("SchedulingGates", "DynamicResources", "DefaultPreemption"),
     "queueSort": ("PrioritySort",),
     "postFilter": ("DynamicResources", "DefaultPreemption"),
     "reserve": ("VolumeBinding", "DynamicResources"),

@@ -690,8 +690,8 @@ def test_yaml_is_read_as_go_yaml_v2_reads_it(tmp_path):
 
 
 @pytest.mark.parametrize("name, data", [
-    ("scheduler.yaml.gz", gzip.compress(YAML_CONFIG.encode())),
-    ("scheduler.json.gz", gzip.compress(json.dumps(config(parallelism=4)).encode())),
+    ("scheduler.yaml.gz", gzip.compress(YAML_CONFIG.encode(), mtime=0)),
+    ("scheduler.json.gz", gzip.compress(json.dumps(config(parallelism=4)).encode(), mtime=0)),
     ("utf16.yaml", YAML_CONFIG.encode("utf-16")),
     ("bom.yaml", b"\xef\xbb\xbf" + YAML_CONFIG.encode()),
     ("crlf.yaml", YAML_CONFIG.replace("\n", "\r\n").encode()),

@@ -458,14 +458,14 @@ def test_content_decides_json_or_yaml(tmp_path: Path) -> None:
     as_yaml.write_text(yaml.safe_dump_all(OBJECTS))
     check_standard(as_yaml)
     gz = tmp_path / "compressed.yaml"  # gzip is recognised by its first bytes
-    gz.write_bytes(gzip.compress(yaml.safe_dump_all(OBJECTS).encode()))
+    gz.write_bytes(gzip.compress(yaml.safe_dump_all(OBJECTS).encode(), mtime=0))
     check_standard(gz)
 
 
 def test_gzip_members_bom_and_utf16(tmp_path: Path) -> None:
     members = tmp_path / "two-members.json.gz"
-    members.write_bytes(gzip.compress(json.dumps(OBJECTS[:2]).encode())
-                        + gzip.compress(json.dumps(OBJECTS[2:]).encode()))
+    members.write_bytes(gzip.compress(json.dumps(OBJECTS[:2]).encode(), mtime=0)
+                        + gzip.compress(json.dumps(OBJECTS[2:]).encode(), mtime=0))
     check_standard(members)
     bom = tmp_path / "bom.json"
     bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(OBJECTS).encode())
