@@ -191,6 +191,19 @@ def bad_value(value: Any) -> str:
     return go_json(value)
 
 
+def set_operator_errors(operator: str, values: Any, path: str) -> list[FieldError] | None:
+    """The value rule both ``ValidateLabelSelectorRequirement`` and
+    ``ValidateNodeSelectorRequirement`` apply to the set-based operators: ``In`` / ``NotIn``
+    need values, ``Exists`` / ``DoesNotExist`` take none; ``None`` for any other operator."""
+    if operator in ("In", "NotIn"):
+        return [] if values else [required(f"{path}.values", "must be specified when "
+                                                               "`operator` is 'In' or 'NotIn'")]
+    if operator in ("Exists", "DoesNotExist"):
+        return [forbidden(f"{path}.values", "may not be specified when `operator` is "
+                                             "'Exists' or 'DoesNotExist'")] if values else []
+    return None
+
+
 def invalid(path: str, value: Any, detail: str) -> FieldError:
     return FieldError("Invalid value", path, value, detail)
 

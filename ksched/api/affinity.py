@@ -116,17 +116,9 @@ def label_selector_errors(selector: LabelSelector | None, path: str) -> list[_v.
 def _label_requirement_errors(req: LabelSelectorRequirement, path: str) -> list[_v.FieldError]:
     """``ValidateLabelSelectorRequirement``: In / NotIn with values, Exists / DoesNotExist
     without (no other operator), a label-name key, label values."""
-    errs = []
-    if req.operator in ("In", "NotIn"):
-        if not req.values:
-            errs.append(_v.required(f"{path}.values",
-                                    "must be specified when `operator` is 'In' or 'NotIn'"))
-    elif req.operator in ("Exists", "DoesNotExist"):
-        if req.values:
-            errs.append(_v.forbidden(f"{path}.values", "may not be specified when `operator` is "
-                                                       "'Exists' or 'DoesNotExist'"))
-    else:
-        errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
+    errs = _v.set_operator_errors(req.operator, req.values, path)
+    if errs is None:
+        errs = [_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator")]
     errs += _v.label_name_errors(req.key, f"{path}.key")
     return errs + _v.label_values_errors(req.values, f"{path}.values")
 

@@ -96,21 +96,12 @@ def node_selector_term_errors(term: NodeSelectorTerm, path: str, check_values: b
 def _node_selector_requirement_errors(req: NodeSelectorRequirement, path: str,
                                       check_values: bool) -> list[_v.FieldError]:
     """``ValidateNodeSelectorRequirement``."""
-    errs = []
-    if req.operator in ("In", "NotIn"):
-        if not req.values:
-            errs.append(_v.required(f"{path}.values",
-                                    "must be specified when `operator` is 'In' or 'NotIn'"))
-    elif req.operator in ("Exists", "DoesNotExist"):
-        if req.values:
-            errs.append(_v.forbidden(f"{path}.values", "may not be specified when `operator` is "
-                                                       "'Exists' or 'DoesNotExist'"))
-    elif req.operator in ("Gt", "Lt"):
-        if len(req.values) != 1:
-            errs.append(_v.required(f"{path}.values", "must be specified single value when "
-                                                      "`operator` is 'Lt' or 'Gt'"))
-    else:
-        errs.append(_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator"))
+    errs = _v.set_operator_errors(req.operator, req.values, path)
+    if errs is None and req.operator in ("Gt", "Lt"):
+        errs = [] if len(req.values) == 1 else [_v.required(
+            f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")]
+    elif errs is None:
+        errs = [_v.invalid(f"{path}.operator", req.operator, "not a valid selector operator")]
     errs += [_v.invalid(f"{path}.key", req.key, msg) for msg in _v.label_key_messages(req.key)]
     if check_values:
         errs += _v.label_values_errors(req.values, f"{path}.values")
