@@ -1,8 +1,9 @@
 """Which pods the scheduler may treat alike: the signatures of pod classes.
 
 Replicas share their spec. The fused loop compiles one *pod class* per distinct
-:func:`class_signature` (every field but the pod's identity: labels, namespace and owner count,
-as topology spreading counts pods by them and builds its default selector from them), and the
+:func:`class_signature` (every field but the pod's identity and times: labels, namespace and
+owner count, as topology spreading counts pods by them and builds its default selector from
+them), and the
 framework keeps node-static filter verdicts per distinct :func:`filter_signature` (also
 leaving out the fields no filter reads). A pod that mounts claims is classed by its
 :func:`spec_signature` and what its volumes add (:mod:`ksched.volume_classes`): replicas of a
@@ -20,8 +21,12 @@ from ksched.api import Pod
 
 #: Pod fields that name a pod rather than say what it asks for.
 IDENTITY_FIELDS = frozenset({"name", "uid"})
+#: Pod fields that say when a pod came: the queue orders pending pods by them and preemption
+#: its victims, but no plugin of a pending pod's cycle reads them, so replicas created at
+#: different times (every pod of a real snapshot has its ``creationTimestamp``) share a class.
+TIME_FIELDS = frozenset({"start_time", "creation_time"})
 #: Pod fields no filter reads.
-UNFILTERED_FIELDS = IDENTITY_FIELDS | {"nominated_node_name", "start_time", "creation_time"}
+UNFILTERED_FIELDS = IDENTITY_FIELDS | TIME_FIELDS | {"nominated_node_name"}
 
 
 def _signature(left_out: frozenset[str]) -> Callable[[Pod], tuple]:
@@ -30,15 +35,15 @@ def _signature(left_out: frozenset[str]) -> Callable[[Pod], tuple]:
 
 
 #: ``class_signature(pod)``: what decides a pod's class in the fused loop.
-class_signature = _signature(IDENTITY_FIELDS)
+class_signature = _signature(IDENTITY_FIELDS | TIME_FIELDS)
 #: ``filter_signature(pod)``: what the filters read of a pod.
 filter_signature = _signature(UNFILTERED_FIELDS)
 #: ``spec_signature(pod)``: :func:`class_signature` but the volumes.
-spec_signature = _signature(IDENTITY_FIELDS | {"volumes"})
+spec_signature = _signature(IDENTITY_FIELDS | TIME_FIELDS | {"volumes"})
 #: Pod fields that say what it requests (:func:`ksched.resources.pod_requests` reads them).
 REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "pod_requests",
                             "pod_limits"})
-_unrequested = _signature(IDENTITY_FIELDS | REQUEST_FIELDS)
+_unrequested = _signature(IDENTITY_FIELDS | TIME_FIELDS | REQUEST_FIELDS)
 
 
 def shape_signature(pod: Pod) -> tuple:
@@ -51,5 +56,5 @@ def shape_signature(pod: Pod) -> tuple:
             tuple(map(container, pod.init_containers)))
 
 
-__all__ = ["IDENTITY_FIELDS", "REQUEST_FIELDS", "UNFILTERED_FIELDS", "class_signature",
-           "filter_signature", "shape_signature", "spec_signature"]
+__all__ = ["IDENTITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS", "UNFILTERED_FIELDS",
+           "class_signature", "filter_signature", "shape_signature", "spec_signature"]

@@ -231,3 +231,25 @@ def test_classes_differing_only_in_requests_share_their_verdicts(seed: int) -> N
     shapes = {shape_signature(p) for p in pods}
     assert len(fast.arrays()["static_sid"]) <= len(shapes)
     assert len({id(fast.tables.static_ok[c]) for c in classes}) <= len(shapes)
+
+
+def test_replicas_created_at_different_times_share_one_class() -> None:
+    """Every pod of a real snapshot carries its ``creationTimestamp``: replicas that differ
+    only in it (and their start time) are one class, placed as the object-level path
+    places them."""
+    from ksched.cache import Assumer
+    from ksched.framework.runtime import Framework
+    from ksched.framework.tiebreak import TieBreaker
+    from ksched.profile import default_profile
+
+    cluster, pods, options = _siblings(7)
+    timed = [attrs.evolve(p, creation_time=1_700_000_000.0 + i, start_time=None)
+             for i, p in enumerate(pods)]
+    _assert_same(ksched.schedule_batch(cluster, timed, **options),
+                 ksched.schedule_batch(cluster, timed, fast_path=False, **options))
+    driver = Driver(Assumer(cluster, timed), TieBreaker("round-robin", None), 0, pending=timed)
+    fast = driver.fast_path(Framework(default_profile()))
+    classes = {fast.class_of(p, driver.assumer.state) for p in timed} - {None}
+    untimed = {fast.class_of(attrs.evolve(p, creation_time=None), driver.assumer.state)
+               for p in timed} - {None}
+    assert classes == untimed and len(classes) < len(timed)
