@@ -222,14 +222,18 @@ class ClassTables:
         for name in self.SHARED:
             table = getattr(self, name)
             table.append(table[s])
+        self.add_affinity(entries)
+        self.binds.append(binds)
+        self.pods.append(pod)
+        return len(self.static_ok) - 1
+
+    def add_affinity(self, entries: Any) -> None:
+        """A new class's inter-pod affinity rows (``DomainCounts.add_class``'s entries)."""
         self.ipa_affinity.append(entries.affinity)
         self.ipa_anti.append(entries.anti)
         self.ipa_existing.append(entries.existing)
         self.ipa_score.append(entries.score)
         self.ipa_self_match.append(entries.self_match)
-        self.binds.append(binds)
-        self.pods.append(pod)
-        return len(self.static_ok) - 1
 
     def walk_arrays(self, layout: ClusterState, fit_enabled: bool) -> dict[str, Any]:
         """Per class, the walk positions of the nodes its window walk needs to visit

@@ -30,6 +30,7 @@ from ksched.framework.diagnosis import SchedulingError
 from ksched.framework.registry import Registry
 from ksched.framework.runtime import Framework
 from ksched.framework.tiebreak import TieBreaker
+from ksched.gc_pause import collector_paused
 from ksched.inputs import (
     admitted,
     as_cluster,
@@ -227,7 +228,8 @@ def schedule_batch(cluster: ClusterState | Any, pods: Sequence[Pod] | Any, *,
     check_not_running(table, cluster)
     batch = _Batch(options.route, cluster, table, options.percentage, options.tie_breaker(),
                    progress)
-    batch.run(fast_path)
+    with collector_paused():  # a batch logs a pod per placement and makes no cycles
+        batch.run(fast_path)
     return Result(table, _readonly(batch.node_rows), _readonly(batch.reason_codes),
                   tuple(batch.reasons), batch.assumer.frozen(),
                   nodes_evaluated=batch.driver.counters.nodes_evaluated,

@@ -178,8 +178,8 @@ def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
             raise InvalidObjectError(f"pod {pod.key}", "spec.priorityClassName",
                                      f"no PriorityClass with name {pod.priority_class_name} "
                                      "was found")
-    if pc is None:
-        return attrs.evolve(pod, priority=0, priority_set=True)
+    if pc is None:  # priority 0, as it has: the same pod (a batch's classes stay found)
+        return pod
     policy = pod.preemption_policy if pod.preemption_policy_set else pc.preemption_policy
     return attrs.evolve(pod, priority=pc.value, priority_class_name=pc.name, priority_set=True,
                         preemption_policy=policy, preemption_policy_set=True)

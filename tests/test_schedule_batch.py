@@ -582,9 +582,8 @@ def test_pods_and_clusters_as_kubernetes_dicts() -> None:
                     "cpu": "1500m"}}}]}}
     result = schedule(ksched.load_cluster(nodes), [manifest])
     assert nodes_of(result) == ["b"]
-    # as the Priority admission plugin creates it (no class: priority 0, now stated)
-    assert result.placements[0].pod == attrs.evolve(Pod.from_manifest(manifest),
-                                                    priority_set=True)
+    # as the Priority admission plugin creates it (no class, no default: priority 0, as read)
+    assert result.placements[0].pod == Pod.from_manifest(manifest)
     assert nodes_of(schedule_batch(nodes, manifest)) == ["b"]
 
 
