@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import json
 import warnings
 from collections.abc import Iterator, Mapping
@@ -35,7 +36,8 @@ from typing import Any
 from ksched.errors import InvalidObjectError, KschedWarning
 
 __all__ = ["NAMESPACED", "SCHEMA_CLIENT", "FieldChecker", "UnknownFieldError",
-           "UnknownFieldWarning", "check_fields", "has_schema", "strict_fields", "unknown_fields"]
+           "UnknownFieldWarning", "check_fields", "has_schema", "schema_data", "strict_fields",
+           "unknown_fields"]
 
 
 class UnknownFieldError(InvalidObjectError):
@@ -89,8 +91,15 @@ class _Type:
         self.nested: dict[str, tuple[_Type, int]] = {}
 
 
+@functools.cache
+def schema_data() -> dict[str, Any]:
+    """``schema.json`` as written by :mod:`ksched.api.schema_gen`: ``client``, ``kinds``
+    (kind -> type) and ``types`` (type -> {field: child}); read once."""
+    return json.loads(resources.files("ksched.api").joinpath("schema.json").read_text())
+
+
 def _load() -> tuple[str, dict[str, _Type]]:
-    data = json.loads(resources.files("ksched.api").joinpath("schema.json").read_text())
+    data = schema_data()
     types = {name: _Type() for name in data["types"]}
     for name, fields in data["types"].items():
         t = types[name]

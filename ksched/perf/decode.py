@@ -12,10 +12,10 @@ matches no field in any case stays as it is (the strict reader refuses it).
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
+
+from ksched.api.schema import schema_data
 
 __all__ = ["canonical_fields"]
 
@@ -34,7 +34,7 @@ class _Type:
 
 @functools.cache
 def _kinds() -> dict[str, _Type]:
-    data = json.loads(resources.files("ksched.api").joinpath("schema.json").read_text())
+    data = schema_data()
     types = {name: _Type() for name in data["types"]}
     for name, fields in data["types"].items():
         t = types[name]
