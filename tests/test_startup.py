@@ -14,10 +14,12 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ksched
+from ksched.kernels.compile_clock import COMPILING
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,11 +81,23 @@ def _env(**changes: str) -> dict[str, str]:
     return env
 
 
-def _python(program: str, *args: str, env: dict[str, str], cwd: Path) -> dict:
+def _python(program: str, *args: str, env: dict[str, str], cwd: Path) -> Any:
+    """What ``program`` printed last, as JSON (a run's report)."""
+    return json.loads(_run(program, *args, env=env, cwd=cwd).stdout.strip().splitlines()[-1])
+
+
+def _run(program: str, *args: str, env: dict[str, str], cwd: Path) -> Any:
     done = subprocess.run([sys.executable, "-c", program, *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return done
+
+
+def _report(program: str, *args: str, env: dict[str, str], cwd: Path) -> dict:
+    """:func:`_python`'s report, with what the run printed on each stream."""
+    done = _run(program, *args, env=env, cwd=cwd)
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stdout": done.stdout,
+            "stderr": done.stderr}
 
 
 def _cache_files(folder: Path) -> list[Path]:
@@ -138,17 +152,24 @@ def test_read_only_install_caches_in_numba_cache_dir(tmp_path: Path) -> None:
     version's folder of ``NUMBA_CACHE_DIR`` and the next run loads them from there."""
     cache = tmp_path / "numba-cache"
     env = _env(NUMBA_CACHE_DIR=str(cache))
-    first = _python(READ_ONLY, *DEMO, env=env, cwd=tmp_path)
+    first = _report(READ_ONLY, *DEMO, env=env, cwd=tmp_path)
     assert (first["status"], first["refused"]) == (0, [])
     assert first["misses"] > 0
+    # A first run says it compiles, and reports the compile apart from its scheduling.
+    assert first["stderr"].startswith(f"ksched: {COMPILING}\n")
+    assert re.search(r"^kernels compiled in \d+\.\ds \(once after an install", first["stdout"],
+                     re.MULTILINE)
     assert set(first["modules"]).isdisjoint(UNUSED_BY_DEMO)
     files = _cache_files(cache)
     assert files
     versions = {p.relative_to(cache).parts[0] for p in files}
     assert len(versions) == 1 and re.fullmatch(r"ksched-[0-9a-f]{16}", versions.pop())
-    again = _python(READ_ONLY, *DEMO, env=env, cwd=tmp_path)
+    again = _report(READ_ONLY, *DEMO, env=env, cwd=tmp_path)
     assert (again["status"], again["refused"], again["misses"]) == (0, [], 0)
     assert again["hits"] > 0
+    assert "compiling" not in again["stderr"] + again["stdout"]
+    assert re.search(r"^kernels loaded from the cache in \d+\.\d\ds$", again["stdout"],
+                     re.MULTILINE)
     assert sorted(_cache_files(cache)) == sorted(files)
 
 

@@ -15,11 +15,13 @@ The commands live in :mod:`ksched.cli.commands` (scheduling) and :mod:`ksched.cl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import logging
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ksched.cli import cluster_capacity, commands, perf, planning, sweep
@@ -65,9 +67,27 @@ def _show_warning(show_other: Callable[..., None], message: Warning | str,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with warnings.catch_warnings():  # puts the printer in place before back afterwards
+    with warnings.catch_warnings(), _notes_on_stderr():
+        # catch_warnings puts the printer in place before back afterwards
         warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _notes_on_stderr() -> Iterator[None]:
+    """The ``ksched`` logger's notes (INFO and up: e.g. that a first run is compiling its
+    kernels) as ``ksched: <note>`` lines on standard error, for the command's duration."""
+    logger = logging.getLogger("ksched")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("ksched: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import Any
 
 import attrs
@@ -56,6 +55,7 @@ def _conformance(args: argparse.Namespace) -> int:
 
 def _schedule(args: argparse.Namespace) -> int:
     import ksched
+    from ksched.kernels.compile_clock import stopwatch
 
     config = configuration(args)
     inputs = Inputs(args)
@@ -63,11 +63,11 @@ def _schedule(args: argparse.Namespace) -> int:
     pods = inputs.objects(args.pods or args.cluster).pending_pods
     if args.pods and args.pods != args.cluster and not pods:
         raise UsageError(f"{named(args.pods)}: no pending pods (pods without spec.nodeName)")
-    started = time.perf_counter()
-    result = ksched.schedule_batch(cluster, pods, profile=config,
-                                   percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
-                                   tie_break=args.tie_break, seed=args.seed)
-    elapsed = time.perf_counter() - started
+    with stopwatch() as clock:
+        result = ksched.schedule_batch(
+            cluster, pods, profile=config,
+            percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+            tie_break=args.tie_break, seed=args.seed)
     if args.output == "json":
         json.dump(result.to_records(), sys.stdout, indent=1)
         print()
@@ -75,7 +75,7 @@ def _schedule(args: argparse.Namespace) -> int:
         for p in result.placements:
             print(f"{p.pod.key}\t{p.node or '-'}\t{p.reason}")
     print(f"{len(result.scheduled)} scheduled, {len(result.unschedulable)} unschedulable "
-          f"in {elapsed:.2f}s", file=sys.stderr)
+          f"in {clock}", file=sys.stderr)
     return 0
 
 
@@ -159,6 +159,7 @@ def _example(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from ksched import bench
+    from ksched.kernels.compile_clock import stopwatch
     from ksched.kernels.naive_unit import unit
 
     note = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
@@ -166,9 +167,13 @@ def _bench(args: argparse.Namespace) -> int:
     say = note if not args.json else None
     config = configuration(args)
     u_before = unit()
-    results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say, profile=config,
-                             tie_break=args.tie_break)
-               for w in chosen]
+    with stopwatch() as clock:
+        results = [bench.measure(w, rounds=args.rounds, scale=args.scale, progress=say,
+                                 profile=config, tie_break=args.tie_break)
+                   for w in chosen]
+    if clock.compiling:
+        note(f"compiling kernels took {clock.compiling:.1f}s, in the untimed warm-ups (once "
+             "after an install)")
     u = (u_before + unit()) / 2  # U on this machine, in this window (before and after)
     if args.json:
         print(json.dumps({"version": "v1", "dataItems": [r.data_item() for r in results],
