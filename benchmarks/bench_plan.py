@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from ksched import Node
 from ksched.planning.plan import plan
 from ksched.state import ClusterState
@@ -37,3 +41,49 @@ def bench_plan(benchmark, unit) -> None:
         bound=report.bound, nodes=report.nodes, cost=report.cost,
         schedules=report.schedules, U=unit)
     assert report.complete and len(report.placements) == 10_000
+
+
+TRACE_DIR = os.environ.get("KSCHED_TRACE_DIR", "")
+#: Issue 24's node types for the trace: (GPU model, price per hour); each the trace's most
+#: common node shape of that model (G2: 96 cpu, 384Gi, 8 GPUs; T4: 104 cpu, 512Gi, 2 GPUs;
+#: P100: 16 cpu, 120Gi, 2 GPUs).
+TRACE_TYPES = (("G2", 28.0), ("T4", 7.0), ("P100", 2.5))
+
+
+def _trace_types(trace) -> list[Node]:
+    """One node type per GPU model of :data:`TRACE_TYPES`, labelled as the loader labels
+    the trace's nodes of that model."""
+    import collections
+
+    from ksched.alibaba import GPU, GPU_PRODUCT
+
+    out = []
+    for model, _ in TRACE_TYPES:
+        shapes = collections.Counter(
+            (n.allocatable["cpu"], n.allocatable["memory"], n.allocatable[GPU])
+            for n in trace.cluster.nodes if n.labels.get(GPU_PRODUCT) == model)
+        (cpu, memory, gpus), _ = shapes.most_common(1)[0]
+        out.append(Node(model, labels={GPU_PRODUCT: model}, allocatable={
+            "cpu": cpu, "memory": memory, "pods": 110, GPU: gpus}))
+    return out
+
+
+@pytest.mark.skipif(not TRACE_DIR, reason="KSCHED_TRACE_DIR does not name the folder of the "
+                                          "trace's CSVs")
+def bench_plan_trace_growth(benchmark, unit) -> None:
+    """Issue 24's x1.5 growth of Alibaba's GPU trace (12,228 pending pods, the sweep's
+    ``scale: 1.5``) on its 1,523 nodes, three GPU node types (target: under 60 s)."""
+    from ksched.alibaba import load_gpu_trace
+    from ksched.sweep.apply import scaled_pods
+
+    trace = load_gpu_trace(TRACE_DIR)
+    pods = list(scaled_pods(trace.pods, 1.5))
+    prices = dict(TRACE_TYPES)
+    report = benchmark.pedantic(plan, args=(trace.cluster, pods, _trace_types(trace)),
+                                kwargs={"prices": prices}, rounds=1, iterations=1)
+    benchmark.extra_info.update(
+        seconds=benchmark.stats.stats.median, pods=len(pods), nodes=report.nodes,
+        cost=report.cost, bound_cost=report.bound_cost, gap=report.gap,
+        schedules=report.schedules, U=unit)
+    assert report.local_minimum and not report.failed
+    assert benchmark.stats.stats.median < 60

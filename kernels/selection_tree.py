@@ -279,9 +279,11 @@ def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mod
         return last, processed, 1, NONE, 1
     wraps = last < start
     end = num_walk if wraps else last + 1
-    top, top_ties = _top_in(best, ties, allowed, start, end, NONE, 0)
+    # Integer arguments as int64 values, not literals: numba compiles a callee once per
+    # literal it is called with.
+    top, top_ties = _top_in(best, ties, allowed, start, end, NONE, np.int64(0))
     if wraps:
-        top, top_ties = _top_in(best, ties, allowed, 0, last + 1, top, top_ties)
+        top, top_ties = _top_in(best, ties, allowed, np.int64(0), last + 1, top, top_ties)
     if tie_mode == HEAP:
         leaf = _heap_top_in(count, best, ties, allowed, start, last, before, found, top,
                             segments)
@@ -289,7 +291,7 @@ def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mod
     nth = tie_index(top_ties, tie_mode, draws, state)
     leaf, nth = _nth_top_in(best, ties, allowed, start, end, top, nth, segments)
     if leaf < 0:
-        leaf, nth = _nth_top_in(best, ties, allowed, 0, last + 1, top, nth, segments)
+        leaf, nth = _nth_top_in(best, ties, allowed, np.int64(0), last + 1, top, nth, segments)
     return leaf, processed, found, top, top_ties
 
 
@@ -304,8 +306,8 @@ def _heap_top_in(count, best, ties, allowed, start, last, before, found, top, se
     depth's first top-score position matters: found depth by depth, as the first top-score
     leaf at or after the depth's first position, which also skips the depths holding none.
     A leftmost position (a power of two, 1-based) is first in its subtree and ends it."""
-    leaf, rank = _first_top_from(count, best, ties, allowed, start, last, before, 0, top,
-                                 segments)
+    leaf, rank = _first_top_from(count, best, ties, allowed, start, last, before, np.int64(0),
+                                 top, segments)
     level = heap_depth(rank + 1)
     while (rank + 1) != (1 << heap_depth(rank + 1)):
         level += 1
@@ -330,12 +332,13 @@ def _first_top_from(count, best, ties, allowed, start, last, before, rank, top, 
         return -1, -1
     lo = _kth_after(count, allowed, before, rank + 1)
     if lo <= last:  # the rest of the window lies between lo and last
-        leaf, _ = _nth_top_in(best, ties, allowed, lo, last + 1, top, 0, segments)
+        leaf, _ = _nth_top_in(best, ties, allowed, lo, last + 1, top, np.int64(0), segments)
     else:  # lo is before the wrap
-        leaf, _ = _nth_top_in(best, ties, allowed, lo, best.shape[-1] // 2, top, 0,
+        leaf, _ = _nth_top_in(best, ties, allowed, lo, best.shape[-1] // 2, top, np.int64(0),
                               segments)  # padding leaves never score top
         if leaf < 0:
-            leaf, _ = _nth_top_in(best, ties, allowed, 0, last + 1, top, 0, segments)
+            leaf, _ = _nth_top_in(best, ties, allowed, np.int64(0), last + 1, top, np.int64(0),
+                                  segments)
     if leaf < 0:
         return -1, -1
     at = count_before(count, allowed, leaf) - before

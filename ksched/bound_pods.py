@@ -48,6 +48,12 @@ class BoundPods(EqualSequence):
         item = self._log[index] = item.bound_to(self._node_names[int(self._pod_node[index])])
         return item
 
+    def extends(self, other: Any) -> bool:
+        """Whether ``other`` is a view of the same log, no longer: its pods are this one's
+        first (a log's rows never change; a log pods left is a new one)."""
+        return type(other) is BoundPods and other._log is self._log \
+            and other._length <= self._length
+
     def entries(self) -> list:
         """The log's entries of this view, as they are (a new list)."""
         return self._log[:self._length]

@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 
 from ksched.constants import PODS
+from ksched.device_classes import DeviceClasses
 from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
 from ksched.kernels.loop_steps import walk_positions
@@ -156,6 +157,9 @@ class ClassTables:
     attach: list = attrs.field(factory=list)
     #: Per class: a Reserve plugin reserves something for its pods.
     binds: list = attrs.field(factory=list)
+    #: The classes that count devices, and what their pods take (checked after the attach
+    #: columns, :mod:`ksched.device_classes`).
+    device_classes: DeviceClasses = attrs.field(factory=DeviceClasses)
     #: Per class: its node-static verdicts as the loop words its failures
     #: (:class:`ksched.fused_loop.StaticStatuses`; ``None``: the framework words them).
     wording: list = attrs.field(factory=list)
@@ -227,6 +231,22 @@ class ClassTables:
         self.pods.append(pod)
         return len(self.static_ok) - 1
 
+    def one(self, c: int) -> ClassTables | None:
+        """Class ``c``'s tables alone, as class 0 (the other fields fresh); ``None`` where its
+        pods count volumes or devices against per-node limits (the limits' columns are the
+        whole tables')."""
+        if self.attach[c] is not None or c in self.device_classes.needs:
+            return None
+        return ClassTables(**{f.name: [getattr(self, f.name)[c]] if f.type == "list"
+                              else f.default.factory() for f in attrs.fields(ClassTables)})
+
+    def unique_columns(self, labels: np.ndarray) -> np.ndarray:
+        """:func:`node_unique` of ``labels`` where a class has anti-affinity terms to read it
+        (else all false: the scan of every node's labels is left out)."""
+        if not any(len(a) or len(e) for a, e in zip(self.ipa_anti, self.ipa_existing)):
+            return np.zeros(labels.shape[1], dtype=np.bool_)
+        return node_unique(labels)
+
     def add_affinity(self, entries: Any) -> None:
         """A new class's inter-pod affinity rows (``DomainCounts.add_class``'s entries)."""
         self.ipa_affinity.append(entries.affinity)
@@ -267,17 +287,24 @@ class ClassTables:
                     else np.zeros(0, np.int64))
 
     def attach_arrays(self) -> dict[str, Any]:
-        """The classes' attach counts (zeros for classes whose volumes are not counted)."""
+        """The classes' attach counts (zeros for classes whose volumes are not counted), then
+        what they take of each device column (the same in every node group)."""
         t = self
         counted = [a for a in t.attach if a is not None]
-        shape = counted[0].adds.shape if counted else (1, 0)
-        count = len(t.attach)
-        return dict(
-            has_attach=np.array([a is not None for a in t.attach], dtype=np.bool_),
-            attach_adds=np.array([a.adds if a is not None else np.zeros(shape, np.int64)
-                                  for a in t.attach], dtype=np.int64).reshape(count, *shape),
-            attach_any=np.array([a.attaches if a is not None else np.zeros(shape[0], np.bool_)
-                                 for a in t.attach], dtype=np.bool_).reshape(count, shape[0]))
+        groups, drivers = counted[0].adds.shape if counted else (1, 0)
+        count, needs = len(t.attach), t.device_classes.needs
+        adds = np.zeros((count, groups, drivers + t.device_classes.width()), dtype=np.int64)
+        attaches = np.zeros((count, groups), dtype=np.bool_)
+        for c, a in enumerate(t.attach):
+            if a is not None:
+                adds[c, :, :drivers] = a.adds
+                attaches[c] = a.attaches
+        for c, need in needs.items():
+            adds[c, :, drivers + need.column] = need.need
+            attaches[c] = True
+        return dict(has_attach=np.array([a is not None or c in needs
+                                         for c, a in enumerate(t.attach)], dtype=np.bool_),
+                    attach_adds=adds, attach_any=attaches)
 
     def counter_arrays(self, counts: DomainCounts, layout: ClusterState) -> dict[str, Any]:
         """The spread counters' and inter-pod affinity rows' arrays

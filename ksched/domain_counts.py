@@ -76,9 +76,13 @@ class DomainCounts:
     """The spread counters and pod-affinity rows of one fused loop, and their pod classes'
     entries (``pods[c]``, ``affinity[c]``)."""
 
-    def __init__(self, state: ClusterState, pending: Sequence[Pod], pod_affinity: Any) -> None:
+    def __init__(self, state: ClusterState, pending: Sequence[Pod], pod_affinity: Any,
+                 count_pods: bool = True) -> None:
         #: The InterPodAffinity plugin (``None``: none in the profile).
         self.pod_affinity = pod_affinity
+        #: Whether placements count in the counters and rows (else they are read only where
+        #: the bound pods seed them: the simulator's loop runs no class that reads them).
+        self.count_pods = count_pods
         self.domain_space = max(len(state.vocab), state.num_nodes) + 1
         self.empty_id = state.vocab.get("")
         self.counters: list[SpreadCounter] = []
@@ -245,9 +249,11 @@ class DomainCounts:
         """The counters' arrays for the loop; ``identities[c]`` is class ``c``'s (namespace,
         labels, terminating), to match it against the counters."""
         counters = self.counters
+        shape = (len(identities), len(counters))
         match = np.array([[counts_pod(k.selector, k.namespace, namespace, labels, deleting)
                            for k in counters] for namespace, labels, deleting in identities],
-                         dtype=np.bool_).reshape(len(identities), len(counters))
+                         dtype=np.bool_).reshape(shape) if self.count_pods \
+            else np.zeros(shape, dtype=np.bool_)
         indptr = np.zeros(len(counters) + 1, dtype=np.int64)
         indptr[1:] = np.cumsum([len(k.domains) for k in counters])
         domains = (np.concatenate([k.domains for k in counters]).astype(np.int64) if counters
@@ -263,6 +269,8 @@ class DomainCounts:
     def update_arrays(self, state: ClusterState) -> tuple[np.ndarray, np.ndarray]:
         """What each class's placement adds to the rows: (indptr by placed class, int64[U, 4]
         (row, amount, column, class whose affinity it marks or -1))."""
+        if not self.count_pods:
+            return np.zeros(len(self.pods) + 1, dtype=np.int64), np.zeros((0, 4), np.int64)
         rowed = [c for c, e in enumerate(self.affinity)
                  if e.affinity or e.anti or e.existing or e.score]
         updates = [[(row, amount, column, c if marks else -1)

@@ -38,6 +38,8 @@ from ksched.framework.runtime import Framework
 from ksched.framework.schedule_one import ScheduleResult
 from ksched.framework.tiebreak import TieBreaker
 from ksched.kernels.schedule_loop import EVALUATED_AT, NEXT_START_AT, PLACED_AT
+from ksched.plugins.inter_pod_affinity import has_required_anti_affinity
+from ksched.plugins.inter_pod_affinity_index import running_pods
 from ksched.state import ClusterState
 from ksched.status import NO_NODES_AVAILABLE, Code, Status, fit_error_message, with_post_filter
 from ksched.dra.state import CLAIM_CACHE
@@ -148,6 +150,7 @@ class Driver:
         self._preemptions: dict[int, CompiledPreemption] = {}
         self._classes: dict[str, int | None] = {}
         self._simple: dict[tuple[int, int], bool] = {}
+        self._anti_seen: tuple[int, bool] = (0, False)
 
     # ------------------------------------------------------------------ the compiled loop
 
@@ -160,7 +163,7 @@ class Driver:
         key = id(framework)
         if key not in self.fast_paths:
             self.fast_paths[key] = (FusedLoop(framework, self.assumer.state, self.node_version,
-                                             self.pending)
+                                             self.pending, self.count_pods)
                                     if framework is not None and supports(framework) else None)
         return self.fast_paths[key]
 
@@ -172,7 +175,7 @@ class Driver:
         each pod's walk (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`), when kept;
         ``tallies``: where it records the failures it words (none: it stops at each new
         one)."""
-        if fast.counts_attachments():
+        if fast.counts_attachments(classes, begin):
             self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
@@ -368,6 +371,8 @@ class Driver:
             return None
         if pod.nominated_node_name:
             return self._retry(framework, c, pod, placed, nominated)
+        if self._anti_affinity_unmodelled(fast):
+            return None
         if not nominated.any_before(pod):
             node = self._loop_one(fast, c, placed)
             if node is not None:
@@ -420,6 +425,20 @@ class Driver:
         self.counters.placed += 1
         self.counters.nodes_evaluated += 1
         return node
+
+    def _anti_affinity_unmodelled(self, fast: FusedLoop) -> bool:
+        """Whether a running pod's required anti-affinity may reject a pod the loop would
+        place (``satisfyExistingPodsAntiAffinity``) with no row of the loop's for it: the
+        loop was made knowing no such pod, and one runs now (checked again whenever pods
+        with affinity come or go)."""
+        if fast.counts.anti_columns:
+            return False  # every class then has rows for them, and counts pods
+        version = self.assumer.affinity_version
+        if self._anti_seen[0] != version:
+            self.assumer.sync()
+            self._anti_seen = (version, bool(running_pods(self.assumer.state).term_groups(
+                has_required_anti_affinity)))
+        return self._anti_seen[1]
 
     def _counts_no_pods(self, fast: FusedLoop, c: int) -> bool:
         """Whether a class's cycle counts no pods (no spreading, no pod affinity): then

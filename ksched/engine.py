@@ -436,6 +436,8 @@ class _Batch:
             self.driver.loop_placed_many(fast, table.entries(rows), nodes[placed],
                                          classes[done:stop][placed],
                                          self.affinity[table.spec[rows]])
+            fast.tables.device_classes.reserve(self.assumer.claim_cache, table, rows,
+                                               nodes[placed], classes[done:stop][placed])
             if len(placed) < stop - done:
                 self._failed(fast, classes, nodes, done, stop, offset, out_start, tallies)
             self._done(stop - done)

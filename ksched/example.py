@@ -7,6 +7,8 @@ the tainted pool, a pod that states only limits (the API server defaults its req
 them) and so fits nowhere, and a pod for a zone that does not exist. For the planner, next
 quarter's workloads (two Deployments and a DaemonSet, more than the cluster has room for) and
 two node types to buy (Node manifests, as ``ksched plan --node-type`` takes them).
+``ksched example DIR --gpu`` writes the same files for a cluster of three GPU models instead
+(:mod:`ksched.example_gpu`).
 """
 
 from __future__ import annotations
@@ -91,15 +93,22 @@ def node_type(instance_type: str, cpu: str, memory: str) -> dict[str, Any]:
 
 
 def write_example(directory: str | os.PathLike, nodes: int = 300,
-                  running: int = 2000) -> tuple[Path, ...]:
+                  running: int = 2000, *, gpu: bool = False) -> tuple[Path, ...]:
     """Write ``snapshot.json`` (``nodes`` nodes, ``running`` running pods), ``pending.yaml``,
     ``next-quarter.yaml`` and the node types into ``directory`` (created if missing); returns
-    their paths, in that order.
+    their paths, in that order. With ``gpu``, the heterogeneous GPU cluster of
+    :mod:`ksched.example_gpu` instead (``nodes`` and ``running`` are not used).
 
     Every file is made and checked first: on a failure nothing is written (no file replaced,
     no folder left behind) and a :class:`~ksched.errors.KschedError` names the path."""
     out = _folder(directory)
-    files = {out / name: text for name, text in _contents(nodes, running).items()}
+    if gpu:
+        from ksched.example_gpu import gpu_contents
+
+        contents = gpu_contents(SNAPSHOT, PENDING, WORKLOADS)
+    else:
+        contents = _contents(nodes, running)
+    files = {out / name: text for name, text in contents.items()}
     for path in files:
         if path.exists() and not path.is_file():  # a folder, a FIFO, ...
             raise ArgumentError(f"directory: {path}: exists and is not a regular file")

@@ -15,7 +15,7 @@ from ksched.engine import Options
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.framework.registry import Registry
 from ksched.framework.schedule_one import ScheduleResult
-from ksched.inputs import as_cluster, as_pods, check_not_running
+from ksched.inputs import admitted, as_cluster, as_pods, check_not_running
 from ksched.profile import Profile
 from ksched.state import ClusterState
 from ksched.validation import go_quote
@@ -87,7 +87,8 @@ class Explanation:
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self, value_serializer=lambda _, __, v: (
             sorted(v) if isinstance(v, frozenset) else v), filter=lambda a, _: a.name != "pod") | {
-            "pod": self.pod.key}
+            "pod": self.pod.key, "priority": self.pod.priority,
+            "preemption_policy": self.pod.preemption_policy}
 
 
 def explain(cluster: ClusterState | Any, pod: Pod | Any, *,
@@ -125,6 +126,7 @@ def explain(cluster: ClusterState | Any, pod: Pod | Any, *,
     pods = as_pods(pod, where="pod")
     if len(pods) != 1:
         raise ArgumentError(f"pod: explain takes one pod, got {len(pods)}")
+    pods = admitted(pods, cluster)  # its PriorityClass's value, as schedule_batch gives it
     pod = pods[0]
     check_not_running(pods, cluster)
     framework = options.route(pod.scheduler_name)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, PODS
-from ksched.class_tables import ClassTables, node_unique, request_tables
+from ksched.class_tables import ClassTables, request_tables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
@@ -101,6 +101,8 @@ _UNSEEN = object()
 _NO_ATTACH: dict[int, AttachTable] = {}
 #: Room for no failure record (the loop words none) for runs of one pod.
 _NO_TALLIES: dict[int, Tallies] = {}
+#: Classes x nodes of one-class arrays :meth:`FusedLoop.arrays` keeps (oldest out first).
+ONE_CLASS_NODES = 1 << 22
 
 
 class FusedLoop:
@@ -111,8 +113,12 @@ class FusedLoop:
     """
 
     def __init__(self, framework: Framework, state: ClusterState,
-                 node_version: np.ndarray | None = None, pending: Sequence[Pod] = ()) -> None:
+                 node_version: np.ndarray | None = None, pending: Sequence[Pod] = (),
+                 count_pods: bool = True) -> None:
         self.framework = framework
+        #: Whether placements keep the pod-counting classes' counts (a batch); without, a
+        #: run of one pod takes its class's arrays alone (:meth:`arrays`), not all anew.
+        self.count_pods, self._stacked, self._one = count_pods, 0, {}
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
         self.classes_by_identity: dict[tuple, int | None] = {}
@@ -173,7 +179,7 @@ class FusedLoop:
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         affinity = self.affinity_filter if self.affinity_filter is not None \
             else self.affinity_scorer
-        self.counts = DomainCounts(state, pending, affinity)
+        self.counts = DomainCounts(state, pending, affinity, count_pods)
         self._arrays: dict[str, Any] | None = None
         #: :meth:`_full` of the arrays it was found for.
         self._full_of: tuple[Any, bool] = (None, True)
@@ -200,6 +206,8 @@ class FusedLoop:
         first by the identities of the fields (valid while the batch holds the pods), then by
         value.
         """
+        if pod.resource_claims:  # resource claims: classes that count devices, or none
+            return self.tables.device_classes.class_of(self, pod, state)
         if pod.volumes and has_claims(pod):
             return self._claim_class(pod, state)
         identity = tuple(map(id, pod_signature(pod)))
@@ -249,7 +257,7 @@ class FusedLoop:
     def lasting(self, pod: Pod) -> bool:
         """Whether the pod's class stays its class while the pod is pending (one with claims
         is found again: the storage objects change as bindings are assumed)."""
-        return not (pod.volumes and has_claims(pod))
+        return not (pod.volumes and has_claims(pod) or pod.resource_claims)
 
     def _claims(self, state: ClusterState) -> ClaimUse:
         """Who uses which claims: the pending pods and the bound ones (made on first use; a
@@ -266,9 +274,9 @@ class FusedLoop:
         attach = False
         for p in self._node_static:
             if not node_static_for(p, pod, state):
-                if p is not self.attach_filter:
+                if p is not self.attach_filter and p is not self.tables.device_classes.counting:
                     return None
-                attach = True
+                attach = attach or p is self.attach_filter
         binds = any(reserves_for(p, pod, state) for p in self._reserve)
         if (attach or binds) and not self._claims(state).exclusive(pod, state.storage):
             return None
@@ -285,7 +293,7 @@ class FusedLoop:
         plugin's PreFilter and Filter; spread constraints (valid ones) need the spread
         plugin's PreFilter and Filter (hard) or, where it scores, its PreScore and Score
         (soft)."""
-        if pod.resource_claims:
+        if pod.resource_claims and self.tables.device_classes.compiling is None:
             return False
         points = self.framework.points
         runs = lambda point, p: any(q is p for _, q in points[point])  # noqa: E731
@@ -328,7 +336,6 @@ class FusedLoop:
         resources = request_tables(cycle, self.fit, self.fit_scorer, self.balanced)
         if resources is None:
             return None
-        self._arrays = None
         return self.tables.add_like(s, cycle.pod, resources, self.counts.add_like(cycle.pod, s),
                                     binds)
 
@@ -352,7 +359,7 @@ class FusedLoop:
     def _pre_filter(self, cycle: Cycle) -> tuple[set[str], frozenset[str] | None] | None:
         """PreFilter: the plugins that Skip and the node subset; ``None`` when it rejects
         the pod (the framework words that)."""
-        subset, skipped = None, set()
+        subset, skipped = None, self.tables.device_classes.skipped()
         for name, plugin in self.framework.points["preFilter"]:
             outcome = plugin.pre_filter(cycle)
             if isinstance(outcome, PreFilterResult):
@@ -445,9 +452,8 @@ class FusedLoop:
         t.has_subset.append(subset is not None)
         t.subset.append(state.in_tree_order(subset) if subset is not None
                         else np.zeros(0, np.int64))
-        t.wording.append(wording if wording is not None
+        t.wording.append(wording if wording is not None and t.device_classes.compiling is None
                          and worded(t, len(t.wording), wording, state.num_nodes) else None)
-        self._arrays = None
         return len(t.static_ok) - 1
 
     def _grow_rows(self, classes: int) -> None:
@@ -484,19 +490,31 @@ class FusedLoop:
         """A pod was placed outside this loop: count it where it matches (``AddPod``)."""
         self.counts.note_placement(pod, node, state)
 
-    def arrays(self) -> dict[str, Any]:
+    def arrays(self, c: int = -1) -> dict[str, Any]:
         """The class tables stacked for the loop (cached until a class is added), with room
-        for every class in the per-class state."""
-        if self._arrays is None:
-            t, layout = self.tables, self.layout
-            self._grow_rows(len(t.static_ok))
-            self._arrays = {**t.stacked(layout, len(self.normalized)),
-                            **t.walk_arrays(layout, self.fit is not None),
-                            **t.counter_arrays(self.counts, layout),
-                            **t.attach_arrays(), **self._parameters()}
-        return self._arrays
+        for every class in the per-class state; ``c >= 0``: class ``c``'s alone, as class 0."""
+        found = self._one.get(c) if c >= 0 else self._arrays
+        if found is None or (c < 0 and self._stacked != len(self.tables.static_ok)):
+            t, layout = self.tables.one(c) if c >= 0 else self.tables, self.layout
+            self._grow_rows(len(self.tables.static_ok))
+            found = {**t.stacked(layout, len(self.normalized)),
+                     **t.walk_arrays(layout, self.fit is not None),
+                     **t.counter_arrays(self.counts, layout),
+                     **t.attach_arrays(), **self._parameters(t)}
+            if c < 0:
+                self._arrays, self._stacked = found, len(t.static_ok)
+            else:
+                if len(self._one) >= max(64, ONE_CLASS_NODES // (self.layout.num_nodes + 1)):
+                    del self._one[next(iter(self._one))]
+                self._one[c] = found
+        return found
 
-    def _parameters(self) -> dict[str, Any]:
+    def _one_class(self, classes: np.ndarray, begin: int) -> int:
+        """The class of a run of one pod that takes its class's arrays alone, else -1."""
+        c = int(classes[begin]) if begin == len(classes) - 1 and not self.count_pods else -1
+        return c if c in self._one or c >= 0 and self.tables.one(c) is not None else -1
+
+    def _parameters(self, t: ClassTables) -> dict[str, Any]:
         scorer = self.fit_scorer
         shape_x, shape_y = shape_arrays(scorer.args.shape if scorer is not None else ())
         return dict(
@@ -508,18 +526,9 @@ class FusedLoop:
             norm_reverse=np.array([s[3] is Normalization.REVERSE for s in self.normalized],
                                   dtype=np.bool_),
             norm_weight=np.array([s[2] for s in self.normalized], dtype=np.int64),
-            labels=self.layout.labels, node_unique=self._node_unique(),
+            labels=self.layout.labels, node_unique=t.unique_columns(self.layout.labels),
             has_scoring=self.framework.has_scoring,
             fit_enabled=self.fit is not None)
-
-    def _node_unique(self) -> np.ndarray:
-        """:func:`~ksched.class_tables.node_unique` of the labels, where a class has
-        anti-affinity terms to read it (else all false: the scan of every node's labels is
-        left out)."""
-        t, labels = self.tables, self.layout.labels
-        if not any(len(a) or len(e) for a, e in zip(t.ipa_anti, t.ipa_existing)):
-            return np.zeros(labels.shape[1], dtype=np.bool_)
-        return node_unique(labels)
 
     def left_out_scores(self) -> np.ndarray:
         """Per class, int64[C]: what the loop's totals lack of upstream's, the same on every
@@ -530,10 +539,11 @@ class FusedLoop:
         left_out = (arrays["norm_row"] < 0) & arrays["norm_reverse"][None, :]
         return (left_out * arrays["norm_weight"][None, :]).sum(axis=1) * MAX_NODE_SCORE
 
-    def counts_attachments(self) -> bool:
-        """Whether a class counts volumes against attach limits (the loop then reads the
-        attached volumes of the state's pods)."""
-        return bool(self.arrays()["has_attach"].any())
+    def counts_attachments(self, classes: np.ndarray | None = None, begin: int = 0) -> bool:
+        """Whether a class (of a run of ``classes[begin:]``) counts volumes against attach
+        limits (the loop then reads the attached volumes of the state's pods)."""
+        c = -1 if classes is None else self._one_class(classes, begin)
+        return c < 0 and bool(self.arrays()["has_attach"].any())
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
@@ -549,38 +559,39 @@ class FusedLoop:
             tallies = _NO_TALLIES.get(len(classes)) or Tallies(len(classes), records=0)
             if len(classes) == 1:
                 _NO_TALLIES[1] = tallies
-        counts = self.counts
-        arrays = self.arrays()
-        if self.counts_attachments():
-            table = self.attach_filter.attach_table(state)
+        counts, c = self.counts, self._one_class(classes, begin)
+        arrays, rows = self.arrays(c), slice(c, c + 1) if c >= 0 else slice(None)
+        if c < 0 and self.counts_attachments():
+            table = self.tables.device_classes.attach_table(state, self.attach_filter, arrays)
         else:
             n = state.num_nodes
             table = _NO_ATTACH.get(n) or _NO_ATTACH.setdefault(n, AttachTable(
                 np.zeros(n, np.int64), np.zeros((n, 0), np.int64), np.zeros((n, 0), np.int64)))
         stop = loop_kernels.schedule_loop(
-            begin, classes, state.allocatable, state.requested, state.nonzero_requested,
-            state.port_count, state.tree_order, state.resource_column(PODS), **arrays,
+            begin, classes - max(c, 0), state.allocatable, state.requested,
+            state.nonzero_requested, state.port_count, state.tree_order,
+            state.resource_column(PODS), **arrays,
             percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
-            fail_epoch=self.fail_epoch, node_version=self.node_version,
+            fail_epoch=self.fail_epoch[rows], node_version=self.node_version,
             counter_counts=counts.counter_counts, ipa_rows=counts.rows,
-            ipa_affinity_empty=counts.affinity_empty,
-            cached_version=self.cached_version, cached_score=self.cached_score,
+            ipa_affinity_empty=counts.affinity_empty[rows],
+            cached_version=self.cached_version[rows], cached_score=self.cached_score[rows],
             attach_group=table.group, attach_limits=table.limits, attached=table.attached,
-            use_tree=self.tree_selection, full=self._full(), fit_position=self.fit_position,
+            use_tree=self.tree_selection, full=self._full(arrays, c),
+            fit_position=self.fit_position,
             out_fail=tallies.out_fail, rec_class=tallies.rec_class,
             rec_indptr=tallies.rec_indptr, rec_keys=tallies.rec_keys,
             rec_counts=tallies.rec_counts, rec_used=tallies.used,
             out_node=out_node, out_start=out_start, out_walk=out_walk)
         return int(stop)
 
-    def _full(self) -> bool:
-        """Whether some class counts pods per topology domain or normalises a node-static
-        score that varies (the loop then runs with that code compiled in); kept with the
-        arrays."""
-        arrays = self.arrays()
+    def _full(self, arrays: dict[str, Any], c: int = -1) -> bool:
+        """Whether some class of ``arrays`` (``c >= 0``: class ``c``'s alone) counts pods per
+        topology domain or normalises a node-static score that varies (the loop then runs
+        with that code compiled in); kept with the arrays."""
         if self._full_of[0] is not arrays:
-            full = bool(arrays["norm_varies"].any()) or \
-                any(self.counts_pods(c) for c in range(len(self.tables.static_ok)))
+            classes = [c] if c >= 0 else range(len(arrays["static_ok"]))
+            full = bool(arrays["norm_varies"].any()) or any(map(self.counts_pods, classes))
             self._full_of = (arrays, full)
         return self._full_of[1]
 

@@ -127,7 +127,7 @@ def _pods_of_object(obj: Any, where: str) -> Iterable[Pod]:
             classes.append(PriorityClass.from_manifest(item))
         else:  # a Pod (another kind is refused, naming it)
             pods.append(as_pod(item, f"{where}.items[{i}]"))
-    yield from admit_priorities(pods, classes) if classes else pods
+    yield from admit_priorities(pods, classes, unknown="keep") if classes else pods
 
 
 def policy_objects(cluster: ClusterState, key: str) -> tuple[Any, ...]:

@@ -63,11 +63,13 @@ def read_objects(source: Any) -> Objects:
     PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
     DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate of ``source``; other
     kinds are ignored. Pods go through :func:`admit_priorities` with the
-    source's PriorityClasses."""
+    source's PriorityClasses; a pod naming a class the source does not hold is left as it
+    is, to be admitted where it meets a cluster that holds it (and refused there when none
+    does: :func:`ksched.inputs.admitted`)."""
     found: dict[str, list] = {field.name: [] for field in attrs.fields(Objects)}
     with _collector_paused():
         _read_into(source, found)
-    found["pods"] = admit_priorities(found["pods"], found["priority_classes"])
+    found["pods"] = admit_priorities(found["pods"], found["priority_classes"], unknown="keep")
     return Objects(**{field: tuple(items) for field, items in found.items()})
 
 
@@ -147,15 +149,17 @@ BUILTIN_PRIORITY_CLASSES = (PriorityClass("system-node-critical", 2000001000),
                             PriorityClass("system-cluster-critical", 2000000000))
 
 
-def admit_priorities(pods: Iterable[Pod],
-                     priority_classes: Iterable[PriorityClass]) -> tuple[Pod, ...]:
+def admit_priorities(pods: Iterable[Pod], priority_classes: Iterable[PriorityClass], *,
+                     unknown: str = "refuse") -> tuple[Pod, ...]:
     """The pods as the Priority admission plugin (plugin/pkg/admission/priority) creates them.
 
     A pod without ``spec.priority`` takes the value of its ``priorityClassName`` (an unknown
     name is an error) or else of the global default class (two are refused, as is a class
     given twice), else 0; the class's preemption policy applies unless the pod states one.
     Pods that have ``spec.priority`` (or records made with a non-zero ``priority``) were
-    admitted already and come back unchanged.
+    admitted already and come back unchanged. ``unknown="keep"`` leaves a pod naming a class
+    not given as it is, unadmitted (a pod file read apart from the cluster that holds its
+    class: the cluster admits it where they meet).
     """
     priority_classes = tuple(priority_classes)
     check_priority_classes(priority_classes)  # one name once, one global default
@@ -163,7 +167,9 @@ def admit_priorities(pods: Iterable[Pod],
     classes.update((pc.name, pc) for pc in priority_classes)
     default = min((pc for pc in classes.values() if pc.global_default),
                   key=lambda pc: pc.value, default=None)
+    keep = unknown == "keep"
     return tuple(pod if pod.priority_set or pod.priority  # admitted already: as it is
+                 or (keep and pod.priority_class_name and pod.priority_class_name not in classes)
                  else _admit_priority(pod, classes, default) for pod in pods)
 
 

@@ -104,7 +104,7 @@ class _Reader:
                 raise _Fallback
             fields.check(item, skeleton)
             self.add(item)
-        specs = admit_priorities(self.specs, ())
+        specs = admit_priorities(self.specs, (), unknown="keep")
         return PodTable.from_columns(specs, self.spec, self.names, self.uids, self.times)
 
     def add(self, obj: dict) -> None:

@@ -8,11 +8,11 @@ on failure run PostFilter (DefaultPreemption) and hand the pod back to the queue
 no virtual time; the clock jumps to the next event, backoff expiry or queue flush.
 
 Each cycle goes through the :class:`~ksched.driver.Driver` ``schedule_batch`` uses too. Pods
-whose cycle the compiled loop models exactly (no topology spreading or pod affinity counted, no
-nominated pods in the way) are scheduled by it, one at a time, on the same arrays the
-object-level framework uses for the others. Where only NodeResourcesFit of the filters looks
-at pods, a pod that fits nowhere and preempts, and its retry on the nominated node, are
-compiled too (:mod:`ksched.compiled_preemption`). The timeline's events are
+whose cycle the compiled loop models exactly (no pods counted: no spreading, no pod affinity of
+theirs or the running pods'; no nominated pods in the way) are scheduled by it, one at a time,
+on their class's arrays and the state the framework uses for the others. Where only
+NodeResourcesFit of the filters looks at pods, a pod that fits nowhere and preempts, and its
+retry on the nominated node, are compiled too (:mod:`ksched.compiled_preemption`). The events are
 :mod:`ksched.timeline`'s; the pods waiting at Permit, :mod:`ksched.waiting_pods`'. A pod
 using something ksched does not model is recorded unschedulable, the reason naming it.
 """
@@ -72,15 +72,13 @@ from ksched.inputs import (
 )
 from ksched.io import admit_priorities
 from ksched.profile import default_profile
-from ksched.queue import QueuedPodInfo, SchedulingQueue
+from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
+from ksched.queue.hints import PodAddHints
 from ksched.state import ClusterState
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
 from ksched.utilisation import UtilisationMeter
 from ksched.waiting_pods import WaitingPod, WaitingPods
-
-#: Cluster events handed to the queue (``framework.ClusterEvent`` labels).
-ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE = "AssignedPodDelete", "NodeAdd", "NodeUpdate"
 
 
 class _Placed:
@@ -146,6 +144,7 @@ class Simulator:
         #: DynamicResources per profile: its PreEnqueue holds pods whose claims are missing.
         self._claim_plugins = {name: p for name, fw in self.frameworks.items()
                                for n, p in fw.points["preFilter"] if n == "DynamicResources"}
+        self._pod_add = PodAddHints({name: fw.plugins for name, fw in self.frameworks.items()})
         if percentage_of_nodes_to_score is None:
             percentage_of_nodes_to_score = (self.config.percentage_of_nodes_to_score
                                             if self.config else 0)
@@ -552,6 +551,7 @@ class Simulator:
         framework.run_post_bind(cycle, node)
         key = info.key
         self._record(key, BOUND, node=node, attempt=info.attempts)
+        self._timed(self._pod_add.send, self.queue, cycle.pod, node, self.assumer.state)
         if key in self._durations:
             self._finish_at[key] = self.now + self._durations[key]
             self.push(Event(self._finish_at[key], "finish", name=key))

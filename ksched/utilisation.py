@@ -86,61 +86,75 @@ class UtilisationMeter:
     def __init__(self, state: Any) -> None:
         self.time = 0.0
         self.names: tuple[str, ...] = ()
-        self.allocatable = np.zeros(0, dtype=np.int64)
-        self.requested = np.zeros(0, dtype=np.int64)
+        self._alloc: list[int] = []
+        self._req: list[int] = []
         self._integral: dict[str, float] = {}
         self._amount: dict[str, float] = {}
         self._peak: dict[str, float] = {}
         self.reset(state)
+
+    @property
+    def allocatable(self) -> npt.NDArray[np.int64]:
+        """int64[R]: the allocatable totals now."""
+        return np.array(self._alloc, dtype=np.int64)
+
+    @property
+    def requested(self) -> npt.NDArray[np.int64]:
+        """int64[R]: the requested totals now."""
+        return np.array(self._req, dtype=np.int64)
 
     def reset(self, state: Any) -> None:
         """Take the totals of ``state`` afresh (after its nodes changed; int64[N, R] summed
         once), keeping the integrals so far by resource name."""
         self._fold()
         self.names = tuple(state.resource_names)
-        self.allocatable = np.asarray(state.allocatable, dtype=np.int64).sum(axis=0)
-        self.requested = np.asarray(state.requested, dtype=np.int64).sum(axis=0)
+        self._alloc = np.asarray(state.allocatable, dtype=np.int64).sum(axis=0).tolist()
+        self._req = np.asarray(state.requested, dtype=np.int64).sum(axis=0).tolist()
         self._vectors()
+        self._ratio: list[float] | None = None
 
     def _vectors(self) -> None:
-        """The integrals as arrays over the current columns (zeros for new resources)."""
+        """The integrals over the current columns (zeros for new resources): a few resources,
+        kept as Python floats (float64 arithmetic as numpy's, without its per-call cost)."""
         names = self.names
-        self._int = np.array([self._integral.get(r, 0.0) for r in names], dtype=np.float64)
-        self._amt = np.array([self._amount.get(r, 0.0) for r in names], dtype=np.float64)
-        self._top = np.array([self._peak.get(r, 0.0) for r in names], dtype=np.float64)
+        self._int = [self._integral.get(r, 0.0) for r in names]
+        self._amt = [self._amount.get(r, 0.0) for r in names]
+        self._top = [self._peak.get(r, 0.0) for r in names]
 
     def _fold(self) -> None:
-        """The arrays back into the by-name dicts (before the columns change)."""
-        if not self.names:
-            return
+        """The integrals back into the by-name dicts (before the columns change)."""
         for j, r in enumerate(self.names):
-            self._integral[r], self._amount[r] = float(self._int[j]), float(self._amt[j])
-            self._peak[r] = float(self._top[j])
+            self._integral[r], self._amount[r] = self._int[j], self._amt[j]
+            self._peak[r] = self._top[j]
 
     def add(self, vector: npt.NDArray[np.int64]) -> None:
         """A pod's footprint (int64[R], the state's columns) placed."""
-        self.requested += vector
+        self._req = [q + v for q, v in zip(self._req, vector.tolist())]
+        self._ratio = None
 
     def remove(self, vector: npt.NDArray[np.int64]) -> None:
         """A pod's footprint (int64[R]) taken off its node."""
-        self.requested -= vector
+        self._req = [q - v for q, v in zip(self._req, vector.tolist())]
+        self._ratio = None
 
     def advance(self, now: float) -> None:
         """The clock moves to ``now``: the totals held since the last move count for the
-        time between."""
+        time between (their ratios made again, and the peak raised, only after a change)."""
         elapsed = now - self.time
         if elapsed <= 0:
             return
-        ratio = _ratio(self.requested, self.allocatable)
-        self._int += ratio * elapsed
-        self._amt += self.requested * elapsed
-        np.maximum(self._top, ratio, out=self._top)
+        ratio = self._ratio
+        if ratio is None:  # as numpy divides int64 by int64: both as float64
+            ratio = self._ratio = [float(q) / float(a) if a > 0 else 0.0
+                                   for q, a in zip(self._req, self._alloc)]
+            self._top = [max(top, r) for top, r in zip(self._top, ratio)]
+        self._int = [i + r * elapsed for i, r in zip(self._int, ratio)]
+        self._amt = [m + float(q) * elapsed for m, q in zip(self._amt, self._req)]
         self.time = now
 
     def totals(self) -> dict[str, tuple[int, int]]:
         """Per resource, ``(allocatable, requested)`` now."""
-        return {r: (int(a), int(q)) for r, a, q in zip(self.names, self.allocatable,
-                                                       self.requested)}
+        return {r: (a, q) for r, a, q in zip(self.names, self._alloc, self._req)}
 
     def usage(self) -> Usage:
         """The run so far: time averages, peaks (the value now included) and totals."""

@@ -35,6 +35,7 @@ from ksched.api import (
     WeightedPodAffinityTerm,
 )
 from ksched.constants import CPU, LABEL_HOSTNAME, MEMORY, PODS
+from ksched.dra.workloads import scheduling_with_claim_template, steady_state_half
 from ksched.errors import ArgumentError
 from ksched.pod_table import PodTable
 from ksched.state import ClusterState
@@ -375,6 +376,10 @@ WORKLOADS = {w.name: w for w in [
     Workload("MixedSchedulingBasePod/5000Nodes", 5000, 2000, 1000, mixed_base_pod),
     Workload("SchedulingCSIPVs/5000Nodes", 5000, 1000, 1000, scheduling_csi_pvs),
     Workload("StatefulSetClaims/5000Nodes_10000Pods", 5000, 1000, 10000, stateful_set_claims),
+    Workload("SchedulingWithResourceClaimTemplate/500Nodes_5000Pods", 500, 0, 5000,
+             scheduling_with_claim_template),
+    Workload("SteadyStateClusterResourceClaimTemplate/half_500Nodes", 500, 2500, 2500,
+             steady_state_half),
 ]}
 
 

@@ -321,8 +321,13 @@ def test_admission_without_class_gives_zero() -> None:
 
 
 def test_admission_unknown_class() -> None:
+    """A source naming a class it does not hold leaves the pod unadmitted (the cluster it
+    meets may hold the class); where it meets one that does not, it is refused."""
+    (p,) = admitted(pod("a", namespace="team-a", priorityClassName="gold"),
+                    priority_class("x", 1))
+    assert (p.priority_class_name, p.priority, p.priority_set) == ("gold", 0, False)
     with pytest.raises(InvalidObjectError) as excinfo:
-        admitted(pod("a", namespace="team-a", priorityClassName="gold"), priority_class("x", 1))
+        admit_priorities([p], [PriorityClass("x", 1)])
     assert error_text(excinfo) == (
         "pod team-a/a: spec.priorityClassName: no PriorityClass with name gold was found")
 

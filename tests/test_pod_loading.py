@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ksched
+from ksched.api import PriorityClass
 from ksched.errors import KschedError
 from ksched.inputs import as_pod_table, as_pods
 from ksched.io import read_objects
@@ -107,10 +108,9 @@ def _error(path: Path) -> str:
     lambda items: items[7]["metadata"].update(uid=7),
     lambda items: items[7]["metadata"].update(creationTimestamp="yesterday"),
     lambda items: items[7]["metadata"].update(name=items[5]["metadata"]["name"]),
-    lambda items: items[7]["spec"].update(priorityClassName="nope"),
     lambda items: items[7]["spec"]["containers"][0].update(name=3),
     lambda items: items.append(["not", "an", "object"]),
-], ids=["name", "uid", "timestamp", "duplicate", "priority-class", "container", "item"])
+], ids=["name", "uid", "timestamp", "duplicate", "container", "item"])
 def test_bad_items_fail_with_the_ordinary_words(tmp_path: Path, spoil) -> None:
     found = [replica("web", i) for i in range(12)]
     spoil(found)
@@ -136,3 +136,23 @@ def test_other_files_are_left_to_the_ordinary_reader(tmp_path: Path) -> None:
                     "spec: {containers: [{name: c}]}\n")
     assert pending_table_of_file(yaml) is None
     assert [p.name for p in ksched.load_pods(yaml)] == ["from-yaml"]
+
+
+def test_a_class_the_file_does_not_hold_is_left_to_the_cluster(tmp_path: Path) -> None:
+    """Both readers leave a pod naming an unknown PriorityClass unadmitted; the cluster it
+    meets admits it, or refuses it in the ordinary words."""
+    found = [replica("web", i) for i in range(12)]
+    found[7]["spec"].update(priorityClassName="nope")
+    path = write(tmp_path, found)
+    table = pending_table_of_file(path)
+    assert table is not None and list(table) == list(ordinary(path))
+    assert table[7].priority_class_name == "nope" and not table[7].priority_set
+    nodes = [ksched.Node("n0", allocatable={"cpu": 64000, "memory": 2**36, "pods": 110})]
+    with pytest.raises(KschedError) as err:
+        ksched.schedule_batch(ksched.ClusterState.from_records(nodes), path)
+    assert str(err.value) == ("pod team/web-0007: spec.priorityClassName: no PriorityClass "
+                              "with name nope was found")
+    held = ksched.ClusterState.from_records(
+        nodes, objects={"priority_classes": (PriorityClass("nope", 7),)})
+    placed = ksched.schedule_batch(held, path).placements[7]
+    assert placed.pod.priority == 7 and placed.node == "n0"

@@ -12,10 +12,18 @@ from ksched.cli import main
 from ksched.workloads import WORKLOADS
 
 
+#: Workloads with more pods than room, as upstream shapes them: how many of their pods fit.
+ROOM = {
+    # eight devices per node, one per pod: the pods beyond them fit nowhere
+    "SchedulingWithResourceClaimTemplate/500Nodes_5000Pods": lambda m: 8 * m.nodes,
+}
+
+
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_workload_runs_and_places_every_pod(name: str) -> None:
     measurement = bench.measure(WORKLOADS[name], rounds=1, scale=0.01)
-    assert measurement.scheduled == measurement.pods
+    room = ROOM[name](measurement) if name in ROOM else measurement.pods
+    assert measurement.scheduled == min(room, measurement.pods)
     assert measurement.nodes_evaluated >= measurement.pods
     assert measurement.median_pods_per_second > 0
 

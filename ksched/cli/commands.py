@@ -152,7 +152,14 @@ def _demo(args: argparse.Namespace) -> int:
 def _example(args: argparse.Namespace) -> int:
     from ksched.example import write_example
 
-    for path in write_example(args.directory, nodes=args.nodes, running=args.running):
+    if args.gpu:
+        for given, option in ((args.nodes, "--nodes"), (args.running, "--running")):
+            if given is not None:
+                raise UsageError(f"{option}: not with --gpu (the GPU example's cluster is "
+                                 "fixed: 84 nodes)")
+    for path in write_example(args.directory, nodes=args.nodes or 300,
+                              running=2000 if args.running is None else args.running,
+                              gpu=args.gpu):
         print(path)
     return 0
 
@@ -309,6 +316,11 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("example", help="write a small snapshot.json and pending.yaml to try")
     p.add_argument("directory", type=PATH, help="where to write them (created if missing)")
-    p.add_argument("--nodes", type=integer(1, MAX_NODES), default=300)
-    p.add_argument("--running", type=integer(0, MAX_PODS), default=2000)
+    p.add_argument("--nodes", type=integer(1, MAX_NODES), help="nodes (default 300)")
+    p.add_argument("--running", type=integer(0, MAX_PODS),
+                   help="running pods (default 2000)")
+    p.add_argument("--gpu", action="store_true",
+                   help="a heterogeneous GPU cluster instead: CPU nodes and three GPU models "
+                        "(nvidia.com/gpu, nvidia.com/gpu.product), GPU workloads and three GPU "
+                        "node types to plan with")
     p.set_defaults(func=_example)

@@ -11,7 +11,7 @@ and devices with backtracking, the first complete solution winning. Pools are vi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -24,8 +24,8 @@ from ksched.dra.fields import RESULTS_MAX
 from ksched.dra.state import DraObjects
 from ksched.errors import KschedError
 
-__all__ = ["AllocationError", "InvalidPoolsError", "Pool", "allocate", "gather_pools",
-           "node_matches", "node_pools"]
+__all__ = ["AllocationError", "InvalidPoolsError", "Pool", "SliceIndex", "allocate",
+           "allocation_result", "gather_pools", "node_matches", "node_pools"]
 
 #: A device: (driver, pool, device name).
 DeviceID = tuple[str, str, str]
@@ -66,13 +66,39 @@ def _slice_visible(s: ResourceSlice, node: Node) -> bool:
     return node_matches(node, s.node_selector)
 
 
-def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
+class SliceIndex:
+    """The slices of a snapshot indexed once: the node-local ones by node name, the others,
+    and every slice by (driver, pool)."""
+
+    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+        self.by_node: dict[str, list[ResourceSlice]] = {}
+        self.shared: list[ResourceSlice] = []
+        self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
+        self._position = {id(s): i for i, s in enumerate(slices)}
+        for s in slices:
+            if s.node_name:
+                self.by_node.setdefault(s.node_name, []).append(s)
+            else:
+                self.shared.append(s)
+            self.by_pool.setdefault((s.driver, s.pool), []).append(s)
+
+    def candidates(self, node: Node) -> list[ResourceSlice]:
+        """The slices that may be visible from ``node``, in snapshot order."""
+        mine = self.by_node.get(node.name, [])
+        if not self.shared or not mine:
+            return mine or self.shared
+        return sorted([*mine, *self.shared], key=lambda s: self._position[id(s)])
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node: Node,
+                 index: SliceIndex | None = None) -> list[Pool]:
     """``GatherPools``: the pools of the slices visible from ``node``, each at its newest
     generation among them; a pool that some invisible slice shows newer is obsolete (left
     out), one with fewer slices than ``resourceSliceCount`` incomplete, one listing a device
-    name twice invalid."""
+    name twice invalid. ``index``: ``slices`` indexed (:class:`SliceIndex`)."""
+    index = index if index is not None else SliceIndex(slices)
     found: dict[tuple[str, str], list[ResourceSlice]] = {}
-    for s in slices:
+    for s in index.candidates(node):
         if not _slice_visible(s, node):
             continue
         key = (s.driver, s.pool)
@@ -85,7 +111,7 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
     for (driver, name), mine in sorted(found.items()):
         generation, count = mine[0].generation, mine[0].slice_count
         if len(mine) != count:
-            everywhere = [s for s in slices if s.driver == driver and s.pool == name]
+            everywhere = index.by_pool[(driver, name)]
             if any(s.generation > generation for s in everywhere):
                 continue
             if len([s for s in everywhere if s.generation == generation]) != count:
@@ -103,11 +129,15 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
 
 
 def node_pools(dra: DraObjects, node: Node) -> list[Pool]:
-    """``GatherPools`` for ``node`` over ``dra``'s slices, made once per node name."""
+    """``GatherPools`` for ``node`` over ``dra``'s slices, made once per node name (the
+    slices indexed once per snapshot)."""
     key = ("pools", node.name)
     found = dra.slice_cache.get(key)
     if found is None:
-        found = dra.slice_cache[key] = gather_pools(dra.resource_slices, node)
+        index = dra.slice_cache.get("index")
+        if index is None:
+            index = dra.slice_cache["index"] = SliceIndex(dra.resource_slices)
+        found = dra.slice_cache[key] = gather_pools(dra.resource_slices, node, index)
     return found
 
 
@@ -163,7 +193,7 @@ class _Constraint:
 class _Allocator:
     def __init__(self, node: Node, claims: Sequence[ResourceClaim],
                  classes: Mapping[str, DeviceClass], pools: list[Pool],
-                 allocated: frozenset[DeviceID]) -> None:
+                 allocated: Collection[DeviceID]) -> None:
         self.node, self.claims, self.classes, self.pools = node, claims, classes, pools
         self.allocated = allocated
         self.data: dict[tuple[int, int, int], _Request] = {}
@@ -373,48 +403,71 @@ class _Allocator:
     def result(self) -> list[AllocationResult]:
         out = []
         for c, claim in enumerate(self.claims):
-            devices = self.results[c]
-            config: list[dict] = []
-            by_class: dict[str, tuple[int, int]] = {}
+            chosen = []
             for q, request in enumerate(claim.spec.requests):
                 data = self.data[(c, q, 0)]
+                sub = None
                 if data.parent is not None:
                     data = self.data[(c, q, data.selected)]
-                cls = data.device_class
-                if cls.name in by_class:
-                    start, end = by_class[cls.name]
-                    for i in range(start, end):
-                        config[i]["requests"].append(data.full_name)
-                    continue
-                start = len(config)
-                for entry in cls.config:
-                    config.append({"source": "FromClass", "requests": [data.full_name],
-                                   **{k: v for k, v in entry.items() if k != "requests"}})
-                by_class[cls.name] = (start, len(config))
-            for entry in claim.spec.config:
-                listed = list(entry.get("requests") or ())
-                body = {k: v for k, v in entry.items() if k != "requests"}
-                if not listed:
-                    config.append({"source": "FromClaim", **body})
-                    continue
-                for q, request in enumerate(claim.spec.requests):
-                    if request.name in listed:
-                        config.append({"source": "FromClaim", "requests": listed, **body})
-                        continue
-                    data = self.data[(c, q, 0)]
-                    if data.parent is None:
-                        continue
-                    chosen = request.first_available[data.selected]
-                    if f"{request.name}/{chosen.name}" in listed:
-                        config.append({"source": "FromClaim", "requests": listed, **body})
-            wire, terms = _node_selector([sl for _, sl in devices])
-            out.append(AllocationResult(tuple(r for r, _ in devices), tuple(config), wire,
-                                        terms))
+                    sub = data.request.name
+                chosen.append((data.full_name, data.device_class, sub))
+            out.append(allocation_result(claim, chosen, self.results[c]))
         return out
+
+
+def allocation_result(claim: ResourceClaim,
+                      chosen: Sequence[tuple[str, DeviceClass, str | None]],
+                      devices: Sequence[tuple[DeviceResult, ResourceSlice]]) -> AllocationResult:
+    """One claim's ``AllocationResult``: its devices (with their slices), the config (each
+    class's, for the (sub)requests it serves, then the claim's, for the requests it names)
+    and the node selector (:func:`_node_selector`). ``chosen[q]``: request ``q``'s served
+    (sub)request full name, class, and subrequest name (``None``: ``exactly``)."""
+    config: list[dict] = []
+    by_class: dict[str, tuple[int, int]] = {}
+    for full_name, cls, _ in chosen:
+        if cls.name in by_class:
+            start, end = by_class[cls.name]
+            for i in range(start, end):
+                config[i]["requests"].append(full_name)
+            continue
+        start = len(config)
+        for entry in cls.config:
+            config.append({"source": "FromClass", "requests": [full_name],
+                           **{k: v for k, v in entry.items() if k != "requests"}})
+        by_class[cls.name] = (start, len(config))
+    for entry in claim.spec.config:
+        listed = list(entry.get("requests") or ())
+        body = {k: v for k, v in entry.items() if k != "requests"}
+        if not listed:
+            config.append({"source": "FromClaim", **body})
+            continue
+        for request, (_, _, sub) in zip(claim.spec.requests, chosen):
+            if request.name in listed or (sub is not None
+                                          and f"{request.name}/{sub}" in listed):
+                config.append({"source": "FromClaim", "requests": listed, **body})
+    wire, terms = _node_selector([sl for _, sl in devices])
+    return AllocationResult(tuple(r for r, _ in devices), tuple(config), wire, terms)
 
 
 class _MaxSize(Exception):
     """``errAllocationResultMaxSizeExceeded``."""
+
+
+#: The node selector of each node-local slice's node (one object per node name).
+_NODE_LOCAL: dict[str, tuple[dict, tuple]] = {}
+
+
+def _node_local_selector(node_name: str) -> tuple[dict, tuple]:
+    """``createNodeSelector`` of a node-local slice: ``metadata.name In [node]``."""
+    found = _NODE_LOCAL.get(node_name)
+    if found is None:
+        from ksched.api import NodeSelectorRequirement, NodeSelectorTerm
+
+        wire = {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+        found = _NODE_LOCAL[node_name] = (wire, (NodeSelectorTerm((), (NodeSelectorRequirement(
+            "metadata.name", "In", (node_name,)),)),))
+    return found
 
 
 def _node_selector(slices: Sequence[ResourceSlice]) -> tuple[dict | None, tuple | None]:
@@ -426,11 +479,7 @@ def _node_selector(slices: Sequence[ResourceSlice]) -> tuple[dict | None, tuple 
     term_expressions: list = []
     for sl in slices:
         if sl.node_name:
-            wire = {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [sl.node_name]}]}]}
-            from ksched.api import NodeSelectorRequirement, NodeSelectorTerm
-            return wire, (NodeSelectorTerm((), (NodeSelectorRequirement(
-                "metadata.name", "In", (sl.node_name,)),)),)
+            return _node_local_selector(sl.node_name)
         if sl.node_selector:
             raw = sl.node_selector_wire["nodeSelectorTerms"][0]
             term = sl.node_selector[0]
@@ -456,7 +505,7 @@ def _node_selector(slices: Sequence[ResourceSlice]) -> tuple[dict | None, tuple 
 
 
 def allocate(node: Node, claims: Sequence[ResourceClaim], classes: Mapping[str, DeviceClass],
-             pools: list[Pool], allocated: frozenset[DeviceID]) -> list[AllocationResult] | None:
+             pools: list[Pool], allocated: Collection[DeviceID]) -> list[AllocationResult] | None:
     """``Allocator.Allocate``: one allocation per claim, or ``None`` when there is no
     solution on ``node``. Raises :class:`InvalidPoolsError` when there is none and the node
     sees an invalid pool, :class:`AllocationError` for the allocator's errors."""

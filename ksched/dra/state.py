@@ -11,7 +11,7 @@ sees the devices taken.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -42,6 +42,9 @@ class DraObjects:
     #: shared by every version (they never change); filled by :mod:`ksched.dra.allocator`.
     slice_cache: dict = attrs.field(factory=dict, repr=False)
     _allocated: list = attrs.field(factory=list, repr=False)
+    #: Where :meth:`updated` made this version: (its line of versions, the changes from
+    #: the line's first version to this one), or ``None`` (:meth:`changes_since`).
+    _line: tuple | None = attrs.field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         check_unique("deviceclass", self.device_classes, lambda c: c.name)
@@ -72,29 +75,100 @@ class DraObjects:
     def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
         return self._templates.get((namespace, name))
 
-    def allocated_devices(self) -> frozenset[tuple[str, str, str]]:
+    def allocated_devices(self) -> Collection[tuple[str, str, str]]:
         """``ListAllAllocatedDevices``: every result of every allocated claim but those
-        with admin access."""
+        with admin access (a set-like view; kept up to date by :meth:`updated`)."""
         if not self._allocated:
-            self._allocated.append(frozenset(
-                (r.driver, r.pool, r.device) for c in self.resource_claims
-                if c.allocation is not None for r in c.allocation.results
-                if not r.admin_access))
-        return self._allocated[0]
+            counts: dict[tuple[str, str, str], int] = {}
+            for claim in self.resource_claims:
+                _count(counts, claim, 1)
+            self._allocated.append(counts)
+        return self._allocated[0].keys()
 
     def updated(self, claims: Iterable[ResourceClaim],
                 deleted: Iterable[tuple[str, str]] = ()) -> DraObjects:
-        """A copy with these claims replacing (or joining) those of their names, and the
-        claims of the ``deleted`` (namespace, name) gone."""
+        """A copy with these claims replacing (or joining, last) those of their names, and
+        the claims of the ``deleted`` (namespace, name) gone: the lookups and the allocated
+        devices updated, not made again."""
         replaced = {(c.namespace, c.name): c for c in claims}
         gone = set(deleted)
         if not replaced and not gone:
             return self
-        kept = [replaced.pop((c.namespace, c.name), c) for c in self.resource_claims
-                if (c.namespace, c.name) not in gone]
-        return DraObjects(self.device_classes, self.resource_slices,
-                          (*kept, *replaced.values()), self.resource_claim_templates,
-                          slice_cache=self.slice_cache)
+        by_key = dict(self._claims)
+        counts = dict(self._allocated[0]) if self._allocated else None
+        before = []
+        for key in gone:
+            old = by_key.pop(key, None)
+            if old is not None:
+                before.append(old)
+                if counts is not None:
+                    _count(counts, old, -1)
+        for key, claim in replaced.items():
+            old = by_key.get(key)
+            if old is not None:
+                before.append(old)
+            if counts is not None:
+                if old is not None:
+                    _count(counts, old, -1)
+                _count(counts, claim, 1)
+            by_key[key] = claim
+        line = self._line[0] if self._line is not None \
+            and self._line[1] == len(self._line[0].changes) < _LINE else _Line(self)
+        line.changes.append((tuple(before), tuple(replaced.values())))
+        new = object.__new__(DraObjects)
+        for name, value in (("device_classes", self.device_classes),
+                            ("resource_slices", self.resource_slices),
+                            ("resource_claims", tuple(by_key.values())),
+                            ("resource_claim_templates", self.resource_claim_templates),
+                            ("_classes", self._classes), ("_claims", by_key),
+                            ("_templates", self._templates), ("slice_cache", self.slice_cache),
+                            ("_allocated", [counts] if counts is not None else []),
+                            ("_line", (line, len(line.changes)))):
+            object.__setattr__(new, name, value)
+        return new
+
+    def changes_since(self, older: DraObjects) -> list[tuple[tuple, tuple]] | None:
+        """The claims each :meth:`updated` took out and put in from ``older`` to this
+        version, oldest first; ``None`` when this version was not made so from ``older``."""
+        if self._line is None:
+            return None
+        line, at = self._line
+        if older._line is not None and older._line[0] is line:
+            since = older._line[1]
+        elif line.first is older:
+            since = 0
+        else:
+            return None
+        return line.changes[since:at] if since <= at else None
+
+
+class _Line:
+    """Versions made one from the other by :meth:`DraObjects.updated`: the first, and each
+    next one's change (claims taken out, claims put in)."""
+
+    __slots__ = ("first", "changes")
+
+    def __init__(self, first: DraObjects) -> None:
+        self.first = first
+        self.changes: list[tuple[tuple, tuple]] = []
+
+
+#: The most changes a line of versions keeps (the next version starts a line).
+_LINE = 4096
+
+
+def _count(counts: dict, claim: ResourceClaim, step: int) -> None:
+    """Count (``step`` 1) or uncount (-1) the devices ``claim`` holds without admin access."""
+    if claim.allocation is None:
+        return
+    for r in claim.allocation.results:
+        if not r.admin_access:
+            key = (r.driver, r.pool, r.device)
+            left = counts.get(key, 0) + step
+            if left:
+                counts[key] = left
+            else:
+                del counts[key]
 
 
 EMPTY_DRA = DraObjects()

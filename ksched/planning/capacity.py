@@ -35,6 +35,8 @@ Two ways give the answer:
   places pods in order). The first run's length is an upper bound (the closed form's resource
   count with only the static filters, plus one) under the default profile, else 1024, doubled
   while every copy fits; never more than :data:`ksched.limits.MAX_PODS` copies of a template.
+  Copies of a template whose claims come from ResourceClaimTemplates get claims of their own,
+  and the free devices bound the first run (:mod:`ksched.planning.capacity_claims`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ksched.limits import MAX_PODS
 from ksched.planning.capacity_args import (
     CapacityRun,
     CopyTemplate,
+    admitted_templates,
     check_limit,
     copy_templates,
     with_added_nodes,
@@ -69,6 +72,13 @@ from ksched.planning.capacity_report import (
     CapacityReport,
     CapacityResult,
     fail_counts,
+)
+from ksched.planning.capacity_claims import (
+    claim_copies,
+    device_bound,
+    has_template_claims,
+    placed_claims_only,
+    replayed,
 )
 from ksched.planning.capacity_reason import closed_form_message, condition_message
 from ksched.planning.headroom import displace, selected_nodes
@@ -157,7 +167,7 @@ def capacity(cluster: ClusterState | Any, templates: Any, *, max_limit: int | No
     run = CapacityRun(check_profile(profile), check_tie_break(tie_break), check_seed(seed), by,
                check_progress(progress))
     state = with_added_nodes(without_nodes(as_cluster(cluster), exclude_nodes), add_nodes)
-    items = copy_templates(templates, max_limit)
+    items = admitted_templates(copy_templates(templates, max_limit), state)
     displaced = None
     if remove_nodes is not None:
         displaced = displace(state, selected_nodes(state, remove_nodes, "remove_nodes"),
@@ -336,8 +346,8 @@ def _by(state: ClusterState, on_nodes: Mapping[str, int], by: str | None) -> dic
 
 def _upper_bound(state: ClusterState, pod: Pod) -> int | None:
     """One more than the copies any run can place under the default profile: resources and
-    pod slots on the nodes the static filters let the pod onto (``None``: unknown, the
-    explained cycle ended in an error)."""
+    pod slots on the nodes the static filters let the pod onto, and the free devices its
+    claim templates ask for (``None``: unknown, the explained cycle ended in an error)."""
     wide = state.widened_for([pod])
     try:
         open_ = _static_open(wide, pod, STATIC_FILTERS)
@@ -345,7 +355,8 @@ def _upper_bound(state: ClusterState, pod: Pod) -> int | None:
         return None
     counts = per_node_capacity(wide.allocatable - wide.requested, _request_vector(wide, pod),
                                open_, bool(host_ports(pod)))
-    return int(counts.sum()) + 1
+    total, devices = int(counts.sum()), device_bound(state, pod)
+    return (total if devices is None else min(total, devices)) + 1
 
 
 def _sequence(counts: Sequence[int], order: str) -> tuple[np.ndarray, np.ndarray]:
@@ -382,9 +393,13 @@ def _loop(state: ClusterState, items: Sequence[CopyTemplate], order: str,
     """One ``schedule_batch`` over the copies, cut after each template's first failure."""
     caps = [_upper_bound(state, t.pod) if run.profile is None else None for t in items]
     counts = [_first_count(t.limit, cap) for t, cap in zip(items, caps)]
+    claims = any(has_template_claims(t.pod) for t in items)
+    given = state
     while True:
         templates, copies = _sequence(counts, order)
         table = _copies(items, templates, copies)
+        if claims:  # each copy its own claims, made before it is scheduled
+            state, table = claim_copies(given, table)
         result = schedule_batch(state, table, profile=run.profile, progress=run.progress,
                                 tie_break=run.tie_break, seed=run.seed)
         failed = _first_failures(templates, copies, result.node_rows, len(items))
@@ -442,22 +457,28 @@ def _loop_report(state: ClusterState, items: Sequence[CopyTemplate],
         stop = _const(LIMIT_REACHED)
         if failed[i] is not None:
             at = int(np.flatnonzero(mine & (copies == failed[i]))[0])
-            stop = _Memo(_loop_stop(state, table, result, at, run.profile))
+            stop = _Memo(_loop_stop(state, table, result, at, run))
         results.append(CapacityResult(t.pod, sum(on_nodes.values()), on_nodes,
                                       _by(state, on_nodes, run.by), "loop", t.limit, stop))
-    return CapacityReport(tuple(results), run.by, _const(result.state))
+    return CapacityReport(tuple(results), run.by,
+                          _Memo(lambda: placed_claims_only(result.state, table, rows)))
 
 
-def _loop_stop(state: ClusterState, table: PodTable, result: Any, at: int, profile: Any
+def _loop_stop(state: ClusterState, table: PodTable, result: Any, at: int, run: CapacityRun
                ) -> Callable[[], str]:
     """The stop reason of the copy at ``at``, computed when called: the simulator's
-    condition message on the cluster as it was then (the copies placed before it bound)."""
+    condition message on the cluster as it was then (the copies placed before it bound; with
+    generated claims, scheduled again up to it, so that their devices are allocated)."""
+    profile = run.profile
+
     def stop() -> str:
         rows = result.node_rows
         placed = np.flatnonzero(rows >= 0)
         before = placed[placed < at]
         if len(before) == len(placed):
             then = result.state
+        elif any(has_template_claims(p) for p in table.specs):
+            then = replayed(state, table, at, run)
         else:
             names = state.node_names
             then = state.bind([(table[int(j)], names[int(rows[j])]) for j in before])

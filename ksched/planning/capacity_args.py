@@ -16,12 +16,12 @@ import numpy.typing as npt
 from ksched.api import Pod
 from ksched.client_wire import is_client_model
 from ksched.errors import ArgumentError
-from ksched.inputs import as_node, as_pod, node_from_template
+from ksched.inputs import admitted, as_node, as_pod, node_from_template
 from ksched.limits import MAX_NODES, MAX_PODS, check_count
 from ksched.state import ClusterState
 
-__all__ = ["CapacityRun", "CopyTemplate", "check_limit", "copy_templates", "with_added_nodes",
-           "with_taken", "without_nodes"]
+__all__ = ["CapacityRun", "CopyTemplate", "admitted_templates", "check_limit",
+           "copy_templates", "with_added_nodes", "with_taken", "without_nodes"]
 
 
 @attrs.frozen
@@ -107,6 +107,15 @@ def copy_templates(templates: Any, max_limit: int | None) -> list[CopyTemplate]:
     if (dup := next((k for k, c in names.items() if c > 1), None)) is not None:
         raise ArgumentError(f"templates: two templates named {dup}: copies would clash")
     return out
+
+
+def admitted_templates(items: Sequence[CopyTemplate], state: ClusterState
+                       ) -> list[CopyTemplate]:
+    """``items`` with their pods admitted as :func:`ksched.schedule_batch` admits pending
+    pods (:func:`ksched.inputs.admitted`): a template naming a PriorityClass of the cluster
+    gets its value and preemption policy; one naming a class nobody holds is refused."""
+    pods = admitted([t.pod for t in items], state)
+    return [t if pod is t.pod else attrs.evolve(t, pod=pod) for t, pod in zip(items, pods)]
 
 
 def without_nodes(cluster: ClusterState, exclude: Any) -> ClusterState:

@@ -21,6 +21,8 @@ from ksched.explain import explain
 from ksched.framework.capabilities import is_node_static_filter
 from ksched.inputs import as_cluster, as_pod
 from ksched.plugins import IN_TREE_REGISTRY
+from ksched.dra.state import dra_objects
+from ksched.planning.devices import DeviceInventory, device_inventory, reference_devices
 from ksched.resources import is_extended_resource, pod_requests, request_vector
 from ksched.planning.zone_loss import (
     Displaced,
@@ -52,7 +54,9 @@ class Usage:
     (0.0 where nothing is allocatable). With a reference pod, ``fits`` is how many copies fit
     by resources alone and ``stranded`` the free amount per resource on nodes where none fits
     because another resource is exhausted; otherwise ``fits`` is ``None`` and ``stranded``
-    empty.
+    empty. ``devices``: per DeviceClass matching some device, its ``allocatable``,
+    ``allocated`` and ``free`` devices (and ``stranded`` with a reference; see
+    :attr:`HeadroomReport.devices`).
     """
 
     scope: str
@@ -64,11 +68,13 @@ class Usage:
     percent: Mapping[str, float]
     fits: int | None = None
     stranded: Mapping[str, int] = attrs.field(factory=dict)
+    devices: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
 
     def to_record(self) -> dict[str, Any]:
         """The row flattened for CSV / pandas: ``scope``, ``name``, ``nodes``, then
         ``<resource>_allocatable`` / ``_requested`` / ``_free`` / ``_percent`` (and ``fits``,
-        ``<resource>_stranded`` with a reference)."""
+        ``<resource>_stranded`` with a reference), then ``devices.<class>_allocatable`` /
+        ``_allocated`` / ``_free`` (and ``_stranded``)."""
         record: dict[str, Any] = {"scope": self.scope, "name": self.name, "nodes": self.nodes}
         for r in self.allocatable:
             record[f"{r}_allocatable"] = self.allocatable[r]
@@ -78,6 +84,8 @@ class Usage:
         if self.fits is not None:
             record["fits"] = self.fits
             record.update({f"{r}_stranded": v for r, v in self.stranded.items()})
+        for name, entry in self.devices.items():
+            record.update({f"devices.{name}_{what}": v for what, v in entry.items()})
         return record
 
 
@@ -108,6 +116,11 @@ class HeadroomReport:
     displaced: Displacement | None = None
     #: bool[N]: the nodes that could host the reference pod (``None`` without one).
     hosts: npt.NDArray[np.bool_] | None = attrs.field(default=None, repr=False)
+    #: Devices per DeviceClass (``None`` when the cluster has no DeviceClass): rows count
+    #: a node's node-local devices, the total those of other slices too; with a reference,
+    #: ``stranded`` is the free devices on the nodes that cannot take it (not a host, or no
+    #: copy fits now).
+    devices: DeviceInventory | None = attrs.field(default=None, repr=False)
 
     @property
     def shown(self) -> tuple[str, ...]:
@@ -141,6 +154,16 @@ class HeadroomReport:
             out[r] = entry
         return out
 
+    def device_totals(self, rows: npt.NDArray[np.int64] | None = None,
+                      shared: bool = True) -> dict[str, dict[str, int]]:
+        """Per DeviceClass matching some device, over the node rows ``rows`` (default all;
+        ``shared``: and the devices outside node-local slices): ``allocatable``,
+        ``allocated``, ``free`` (and ``stranded`` with a reference)."""
+        if self.devices is None:
+            return {}
+        stuck = None if self.fits_per_node is None else ~self.hosts | (self.fits_per_node == 0)
+        return self.devices.totals(rows, shared, stuck)
+
     @property
     def free(self) -> npt.NDArray[np.int64]:
         """int64[N, R] allocatable - requested."""
@@ -155,7 +178,8 @@ class HeadroomReport:
     def nodes(self) -> list[Usage]:
         """One row per node, state order."""
         return [self._row("node", name, 1, self.allocatable[i], self.requested[i],
-                          *self._fit_row(i)) for i, name in enumerate(self.node_names)]
+                          *self._fit_row(i), self.device_totals(np.array([i]), False))
+                for i, name in enumerate(self.node_names)]
 
     @property
     def groups(self) -> list[Usage]:
@@ -172,7 +196,8 @@ class HeadroomReport:
             stranded = _group_sum(self.stranded_per_node, self.group_of, len(self.group_names))
         return [self._row("group", name, int(counts[g]), sums[0][g], sums[1][g],
                           None if fits is None else int(fits[g]),
-                          None if stranded is None else stranded[g])
+                          None if stranded is None else stranded[g],
+                          self.device_totals(np.flatnonzero(self.group_of == g), False))
                 for g, name in enumerate(self.group_names)]
 
     @property
@@ -181,7 +206,7 @@ class HeadroomReport:
         fits = None if self.fits_per_node is None else int(self.fits_per_node.sum())
         return self._row("total", "total", len(self.node_names), self.allocatable.sum(0),
                          self.requested.sum(0), fits, None if fits is None else
-                         self.stranded_per_node.sum(0))
+                         self.stranded_per_node.sum(0), self.device_totals())
 
     @property
     def fits(self) -> int | None:
@@ -207,14 +232,16 @@ class HeadroomReport:
         return int(self.fits_per_node[i]), self.stranded_per_node[i]
 
     def _row(self, scope: str, name: str, count: int, alloc: np.ndarray, req: np.ndarray,
-             fits: int | None = None, stranded: np.ndarray | None = None) -> Usage:
+             fits: int | None = None, stranded: np.ndarray | None = None,
+             devices: Mapping[str, Mapping[str, int]] | None = None) -> Usage:
         names = self.resources
         alloc_d = dict(zip(names, map(int, alloc)))
         req_d = dict(zip(names, map(int, req)))
         return Usage(scope, name, count, alloc_d, req_d,
                      {r: alloc_d[r] - req_d[r] for r in names},
                      {r: 100.0 * req_d[r] / alloc_d[r] if alloc_d[r] else 0.0 for r in names},
-                     fits, {} if stranded is None else dict(zip(names, map(int, stranded))))
+                     fits, {} if stranded is None else dict(zip(names, map(int, stranded))),
+                     devices or {})
 
     def to_rows(self) -> list[dict[str, Any]]:
         """Every row (nodes, groups, total) flattened, for CSV or ``pandas.DataFrame``."""
@@ -234,6 +261,7 @@ class HeadroomReport:
                 "groups": [u.to_record() for u in self.groups],
                 "total": self.total.to_record(), "balance": self.balance,
                 "fits": self.fits, "stranded": self.stranded,
+                "devices": self.device_totals(),
                 "displaced": None if self.displaced is None else self.displaced.to_dict()}
 
     def __str__(self) -> str:
@@ -242,7 +270,8 @@ class HeadroomReport:
         fragmentation."""
         rows = [*self.groups, self.total] if self.by else [*self.nodes, self.total]
         shown = self.shown
-        lines = [_table(rows, shown, self.fits_per_node is not None)]
+        devices = self.devices.shown if self.devices is not None else ()
+        lines = [_table(rows, shown, self.fits_per_node is not None, devices)]
         balance = self.balance
         lines.append("balance (std-dev of utilisation, 0 = even): " + ", ".join(
             f"{r} {balance[r]:.3f}" for r in shown))
@@ -251,7 +280,7 @@ class HeadroomReport:
             lines.append(f"reference {self.reference}: {self.fits} copies fit on "
                          f"{int(self.hosts.sum())} node(s) that could host it; stranded "
                          f"there (free, but another resource is short): {stranded or 'none'}")
-        lines += _fragmentation_lines(self)
+        lines += _fragmentation_lines(self) + _device_lines(self)
         if self.displaced is not None:
             lines.append(str(self.displaced))
         return "\n".join(lines)
@@ -314,15 +343,21 @@ def _report(cluster: ClusterState, ref: Any, by: str | None,
             displaced: Displacement | None) -> HeadroomReport:
     group_names, group_of = groups
     fits = stranded = hosts = None
+    devices = device_inventory(cluster) if dra_objects(cluster).device_classes else None
     if ref is not None:
         request = _request_vector(cluster, ref)
         hosts = could_host(cluster, ref, request)
+        limit = None
+        found = None if devices is None else reference_devices(devices, ref,
+                                                                  dra_objects(cluster))
+        if found is not None:
+            hosts, limit = hosts & found[0], found[1]
         fits, stranded = fits_and_stranded(cluster.allocatable, cluster.requested, request,
-                                           hosts)
+                                           hosts, limit)
     return HeadroomReport(
         tuple(cluster.resource_names), cluster.node_names, cluster.allocatable,
         cluster.requested, by, group_names, group_of,
-        None if ref is None else ref.key, fits, stranded, displaced, hosts)
+        None if ref is None else ref.key, fits, stranded, displaced, hosts, devices)
 
 
 def could_host(cluster: ClusterState, pod: Any, request: np.ndarray) -> np.ndarray:
@@ -377,7 +412,8 @@ def _request_vector(cluster: ClusterState, pod: Any) -> np.ndarray:
 
 
 def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: np.ndarray,
-                      hosts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      hosts: np.ndarray | None = None, limit: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Copies of one pod shape per node, and the stranded free capacity.
 
     Parameters
@@ -388,6 +424,7 @@ def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: n
     hosts : bool[N], the nodes that could host the pod at all (default: all); stranded
         capacity is counted on these only (the CPU of a CPU-only node is not stranded for a
         GPU pod: it never could use it).
+    limit : int64[N], at most these copies per node (what free devices allow), or ``None``.
 
     Returns
     -------
@@ -406,6 +443,8 @@ def fits_and_stranded(allocatable: np.ndarray, requested: np.ndarray, request: n
         return np.zeros(n, dtype=np.int64), np.zeros_like(free)
     per = free[:, asked] // request[asked]
     fits = per.min(axis=1).astype(np.int64)
+    if limit is not None:
+        fits = np.minimum(fits, limit)
     alone = (free >= request) & (free > 0)
     if hosts is not None:
         alone &= hosts[:, None]
@@ -489,14 +528,36 @@ def _fragmentation_lines(report: HeadroomReport) -> list[str]:
     return lines
 
 
-def _table(rows: Sequence[Usage], resources: Sequence[str], with_fits: bool) -> str:
+def _devices_cell(entry: Mapping[str, int]) -> str:
+    used, alloc = entry["allocated"], entry["allocatable"]
+    return f"{used:,}/{alloc:,} ({100.0 * used / alloc if alloc else 0.0:.1f}%)"
+
+
+def _device_lines(report: HeadroomReport) -> list[str]:
+    """Per DeviceClass matching some device: free, allocated and, with a reference, the
+    free devices on nodes that cannot take it."""
+    lines = []
+    for name, e in report.device_totals().items():
+        line = (f"devices {name}: {e['free']:,} free of {e['allocatable']:,} "
+                f"({e['allocated']:,} allocated)")
+        if "stranded" in e:
+            line += (f"; {e['stranded']:,} free on nodes that cannot take {report.reference} "
+                     "(stranded)")
+        lines.append(line)
+    return lines
+
+
+def _table(rows: Sequence[Usage], resources: Sequence[str], with_fits: bool,
+           devices: Sequence[str] = ()) -> str:
     header = ["name", "nodes"] + [
         f"{r} used/alloc" + (f" {unit(r)}" if unit(r) else "") + " (%)" for r in resources]
+    header += [f"{c} devices used/alloc (%)" for c in devices]
     if with_fits:
         header.append("fits")
     body = [[u.name, str(u.nodes)] + [
         f"{_number(r, u.requested[r])}/{_number(r, u.allocatable[r])} ({u.percent[r]:.1f}%)"
-        for r in resources] + ([str(u.fits)] if with_fits else []) for u in rows]
+        for r in resources] + [_devices_cell(u.devices[c]) for c in devices]
+        + ([str(u.fits)] if with_fits else []) for u in rows]
     widths = [max(len(line[j]) for line in [header, *body]) for j in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
                      for line in [header, *body])

@@ -14,11 +14,15 @@ at the lowest price.
    scheduler itself (:func:`ksched.schedule_batch` of every pending pod on the cluster with
    the new nodes) judges each candidate: grow until every pod that fits some type is placed,
    bisect each type, then take single moves (one node fewer, one node swapped for a cheaper
-   type) while one keeps everything placed.
+   type, cheaper nodes traded for a dearer one) while one keeps everything placed, and block
+   trades (1/8, 1/16, 1/32 of a type's nodes for cheaper ones) where single moves stall.
 
-The report gives the cost, the bound, the gap between them and, for the gap, which pods fail
-with one node fewer of each type and why. A budget (``max_nodes``, ``max_cost``,
-``time_limit``) stops the search; the report then says so and is not :attr:`complete`.
+The report gives the cost, the bound, the gap between them and, for the gap
+(:mod:`ksched.planning.plan_gap`): how full the scheduler leaves each type's new nodes, which
+pods fail with one node fewer of each type, what they need and the scheduler's reasons, and
+why in one sentence (the share of a node the neediest of them takes, the scoring strategy).
+A budget (``max_nodes``, ``max_cost``, ``time_limit``) stops the search; the report then says
+so and is not :attr:`complete`.
 New node ``k`` of type ``t`` is named ``<t>-plan-<k>``.
 """
 
@@ -44,10 +48,12 @@ from ksched.inputs import (
     check_progress,
     check_seed,
     check_tie_break,
+    merged_classes,
 )
 from ksched.io import admit_priorities, iter_manifests
 from ksched.limits import MAX_NODES, check_count
-from ksched.planning import plan_bound
+from ksched.planning import plan_bound, plan_gap
+from ksched.planning.plan_gap import Need, TypeUse
 from ksched.planning.plan_model import Groups, Planner, Unfit, Workloads, pinned_to_existing
 from ksched.planning.plan_search import Budget, OutOfBudget, Search, Trial
 from ksched.planning.workloads import CONTROLLER_KINDS, expand_workloads
@@ -81,11 +87,18 @@ class PlanReport:
     message : why the search stopped short, else ``""``.
     schedules : exact schedules run.
     local_minimum : no single move (one node fewer, one node swapped for a cheaper type, one
-        node added for the fewest nodes of another type that pay for it) keeps every pod
-        placed: checked by exact scheduling.
+        node added for the fewest nodes of another type that pay for it) and no block trade
+        (:meth:`~ksched.planning.plan_search.Search.block_trade`) keeps every pod placed:
+        checked by exact scheduling.
     fewer : node type name -> (pods that fail with one node of it fewer, the first few of
         them as (pod, the scheduler's reason)): why the plan does not go down to the bound.
     seconds : the time the plan took.
+    usage : node type name -> how its new nodes are used at the end of :attr:`result`
+        (:class:`~ksched.planning.plan_gap.TypeUse`: pods, how many could use another type,
+        the share of each resource requested).
+    needs : pod key -> what a pod named in :attr:`fewer` needs (its requests, the types it
+        fits and the share of a new node of the first it takes).
+    why : how the scheduler filled the new nodes (its scoring strategy), the gap's cause.
     """
 
     bound: dict[str, int] | None
@@ -100,6 +113,9 @@ class PlanReport:
     local_minimum: bool = False
     fewer: dict[str, tuple[int, tuple[tuple[str, str], ...]]] = attrs.field(factory=dict)
     seconds: float = 0.0
+    usage: dict[str, TypeUse] = attrs.field(factory=dict)
+    needs: dict[str, Need] = attrs.field(factory=dict)
+    why: str = ""
 
     @property
     def placements(self) -> tuple:
@@ -141,9 +157,11 @@ class PlanReport:
                 "failed": [{"pod": p.pod.key, "reason": p.reason} for p in self.failed],
                 "unschedulable": [{"pod": u.pod.key, "reasons": dict(u.reasons)}
                                   for u in self.unschedulable],
-                "fewer": {t: {"failing": n, "examples": [{"pod": k, "reason": r}
-                                                         for k, r in shown]}
+                "fewer": {t: {"failing": n, "examples": [
+                    {"pod": k, "needs": str(self.needs.get(k, "")), "reason": r}
+                    for k, r in shown]}
                           for t, (n, shown) in self.fewer.items()},
+                "usage": {t: u.to_dict() for t, u in self.usage.items()}, "why": self.why,
                 "schedules": self.schedules, "seconds": round(self.seconds, 3)}
 
     def __str__(self) -> str:
@@ -196,12 +214,22 @@ class PlanReport:
         lines = [f"gap: {unit} {self.cost:,.2f} against the bound {self.bound_cost:,.2f}: "
                  f"+{self.gap:,.2f}{share}; the bound packs pods by their summed requests "
                  "(no fragmentation, no scheduling order or scores)"]
+        if self.usage:
+            lines.append("new nodes at the end:")
+            width = max(len(name) for name in self.usage)
+            lines += [f"  {name.ljust(width)}  {use}" for name, use in self.usage.items()]
+        if self.why:
+            lines.append(f"why: {self.why}")
         if self.local_minimum:
-            lines.append("local minimum: no single node fewer, no swap for a cheaper type and "
-                         "no trade of cheaper nodes for one dearer keeps every pod scheduled")
+            lines.append("local minimum: no single node fewer, no swap for a cheaper type, no "
+                         "trade of cheaper nodes for one dearer and no block of 1/8, 1/16 or "
+                         "1/32 of a type's nodes traded for cheaper ones keeps every pod "
+                         "scheduled")
         for name, (failing, shown) in self.fewer.items():
-            lines.append(f"  one {name} fewer: {failing:,} pods fail, e.g. " + "; ".join(
-                f"{key}: {reason}" for key, reason in shown))
+            verb = "pod fails" if failing == 1 else "pods fail"
+            lines.append(f"  one {name} fewer: {failing:,} {verb}, e.g. " + "; ".join(
+                f"{key} ({self.needs[key]}): {reason}" if key in self.needs
+                else f"{key}: {reason}" for key, reason in shown))
         return lines
 
 
@@ -291,8 +319,10 @@ def _workloads(source: Any, classes: Sequence[PriorityClass]) -> Workloads:
     if others:
         kind = others[0].get("kind")
         raise ArgumentError(f"workloads: expected workload manifests or pods, got kind {kind!r}")
-    classes = tuple(classes) + tuple(PriorityClass.from_manifest(m) for m in manifests
-                                     if m.get("kind") == "PriorityClass")
+    own = tuple(PriorityClass.from_manifest(m) for m in manifests
+                if m.get("kind") == "PriorityClass")
+    names = {pc.name for pc in own}  # the workloads' own class replaces one of its name
+    classes = tuple(pc for pc in classes if pc.name not in names) + own
     pods = [m for m in manifests if m.get("kind") == "Pod"]
     controllers = [m for m in manifests if m.get("kind") in CONTROLLER_KINDS
                    and m.get("kind") != "DaemonSet"]
@@ -341,7 +371,10 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     profile : Profile or SchedulerConfig, optional
         The scheduling profile (the default one when ``None``).
     priority_classes : iterable of PriorityClass or manifests
-        The cluster's PriorityClasses: pods naming one get its value.
+        PriorityClasses besides the cluster's own (one of the same name replaces the
+        cluster's): pods naming one get its value and preemption policy, as
+        :func:`ksched.schedule_batch` admits them; a pod naming a class that neither holds
+        is refused.
     progress : callable, optional
         ``progress(1)`` after each exact schedule of the search (e.g. a tqdm ``update``).
     tie_break, seed : str, int, optional
@@ -373,8 +406,9 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     price_map = _prices(prices, types)
     budget = Budget(_max_nodes(max_nodes), _max_cost(max_cost), _time_limit(time_limit), start)
     progress = check_progress(progress)
-    classes = _priority_classes(priority_classes)
-    planner = Planner(as_cluster(cluster), types, price_map, _workloads(workloads, classes),
+    state = as_cluster(cluster)
+    classes = merged_classes(state, _priority_classes(priority_classes))
+    planner = Planner(state, types, price_map, _workloads(workloads, classes),
                       profile, check_tie_break(tie_break), check_seed(seed))
     return _Plan(planner, budget, progress).run()
 
@@ -501,13 +535,43 @@ class _Plan:
 
     def _report(self, bound: plan_bound.Bound, search: Search, trial: Trial, message: str,
                 local: bool) -> PlanReport:
-        names = [t.name for t in self.planner.types]
+        types = self.planner.types
+        names = [t.name for t in types]
         placements = trial.result.placements
-        fewer = {names[t]: (n, tuple(shown))
-                 for t, (n, shown) in search.fewer(trial.counts).items()} if local else {}
+        fewer, needs = {}, {}
+        for t, (n, shown) in (search.fewer(trial.counts).items() if local else ()):
+            fewer[names[t]] = (n, tuple((self.pending[i].key, reason) for i, reason in shown))
+            for i, _ in shown:
+                g = self.group_of[i]
+                allowed = self.fits[g] if g >= 0 else np.zeros(len(types), np.bool_)
+                needs[self.pending[i].key] = plan_gap.needs(
+                    self.pending[i], types, allowed, self.alloc, self.groups.resources)
+        use = self._usage(trial)
+        why = ""
+        gap = bound.counts is not None and float(self.prices @ trial.counts) > bound.lower + 1e-9
+        if local and needs and gap:  # the pod that takes the largest share of a node
+            pod = max(needs, key=lambda key: needs[key].largest[1])
+            why = plan_gap.spread_note(plan_gap.scoring_strategy(self.planner.profile), use,
+                                       pod, needs[pod])
+            decoys = [name for name, (_, shown) in fewer.items()
+                      if name not in needs[pod].types and any(k == pod for k, _ in shown)]
+            if why and decoys:
+                why += (f"; with one {' or one '.join(decoys)} fewer it fails too, though it "
+                        f"does not fit {'/'.join(decoys)}: those nodes draw other pods away")
         return PlanReport(
             None if bound.counts is None else dict(zip(names, bound.counts.tolist())),
             None if bound.counts is None else bound.lower,
             dict(zip(names, trial.counts.tolist())), self.planner.prices, trial.result,
             self._unfit(trial), tuple(placements[int(i)] for i in trial.failed), message,
-            search.schedules, local, fewer, time.monotonic() - self.budget.start)
+            search.schedules, local, fewer, time.monotonic() - self.budget.start, use, needs,
+            why)
+
+    def _usage(self, trial: Trial) -> dict[str, plan_gap.TypeUse]:
+        """How the final schedule uses each type's new nodes."""
+        types = self.planner.types
+        pod_types = np.zeros((len(self.pending), len(types)), np.bool_)
+        placed = self.group_of >= 0
+        pod_types[placed] = self.fits[self.group_of[placed]]
+        new = {t.name: [n.name for n in self.planner.new_nodes(t, int(count))]
+               for t, count in zip(types, trial.counts)}
+        return plan_gap.usage(trial.result.state, trial.result.node_rows, new, pod_types)

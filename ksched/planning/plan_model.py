@@ -22,7 +22,7 @@ from ksched.api import Node, Pod
 from ksched.constants import PODS
 from ksched.engine import Result, schedule_batch
 from ksched.explain import explain
-from ksched.inputs import node_from_template
+from ksched.inputs import as_pod_table, node_from_template
 from ksched.planning.workloads import expand_workloads
 from ksched.resources import pod_requests
 from ksched.state import ClusterState
@@ -154,6 +154,8 @@ class Planner:
     tie_break: str = "round-robin"
     seed: int | None = 0
     _daemons: dict = attrs.field(factory=dict, init=False)
+    #: Made once per plan: the new nodes per type (grown as needed), the pending pods' table.
+    _made: dict = attrs.field(factory=dict, init=False)
 
     def base(self) -> ClusterState:
         """The cluster with the workloads' objects and claims, no new node."""
@@ -173,12 +175,18 @@ class Planner:
                 *storage.persistent_volume_claims, *claims)))
         return state
 
+    def new_nodes(self, template: Node, count: int) -> list[Node]:
+        """New nodes 0 to ``count - 1`` of ``template``'s type (made once per plan)."""
+        made = self._made.setdefault(("nodes", template.name), [])
+        made += [new_node(template, k) for k in range(len(made), count)]
+        return made[:count]
+
     def build(self, counts: Mapping[str, int]) -> tuple[ClusterState, tuple[Pod, ...]]:
         """The cluster with ``counts`` new nodes of each type (the DaemonSet pods that fit a
         type bound to its new nodes) and the pending pods: DaemonSet pods of the existing
         nodes first, then the workloads'."""
         state = self._with_nodes(list(self.cluster.nodes) + [
-            new_node(t, k) for t in self.types for k in range(counts.get(t.name, 0))])
+            node for t in self.types for node in self.new_nodes(t, counts.get(t.name, 0))])
         if not self.work.daemon_sets:
             return state, self.work.pods
         daemons = expand_workloads(self.work.daemon_sets, cluster=state).pods
@@ -193,8 +201,14 @@ class Planner:
         return state, pending + self.work.pods
 
     def run(self, counts: Mapping[str, int]) -> Result:
-        """:func:`ksched.schedule_batch` of the pending pods with ``counts`` new nodes."""
+        """:func:`ksched.schedule_batch` of the pending pods with ``counts`` new nodes (the
+        workloads' pods read into one :class:`~ksched.pod_table.PodTable` once per plan
+        when no DaemonSet adds pods)."""
         state, pods = self.build(counts)
+        if not self.work.daemon_sets:
+            if "table" not in self._made:
+                self._made["table"] = as_pod_table(pods)
+            pods = self._made["table"]
         return schedule_batch(state, pods, profile=self.profile, tie_break=self.tie_break,
                               seed=self.seed)
 

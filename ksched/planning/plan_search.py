@@ -15,7 +15,10 @@ every pending pod on the cluster with those nodes (:meth:`Planner.run`); a candi
    cheaper type; one node of a type added for the fewest nodes of another type that pay for
    it. The move that saves most and stays feasible is taken, then as many more nodes of the
    type it took from as stay feasible (doubling, then bisecting), until no move is feasible:
-   the answer is then a local minimum for these moves (checked by exact scheduling).
+   the answer is then a local minimum for these moves (checked by exact scheduling). Then
+   block trades: 1/8, 1/16 or 1/32 of a type's nodes for cheaper nodes worth half of them
+   (the scheduler's spreading makes the cost a rugged function of the counts, and single
+   moves stall in its small dips); after one is feasible, single moves again.
 
 A budget (nodes, cost, seconds) stops the search; it then says so.
 """
@@ -32,7 +35,10 @@ import numpy.typing as npt
 from ksched.engine import Result
 from ksched.planning.plan_model import Planner
 
-__all__ = ["Budget", "OutOfBudget", "Search", "Trial"]
+__all__ = ["BLOCKS", "Budget", "OutOfBudget", "Search", "Trial"]
+
+#: The block trades' sizes: 1/8, 1/16 and 1/32 of a type's nodes.
+BLOCKS = (8, 16, 32)
 
 
 class OutOfBudget(Exception):
@@ -212,9 +218,44 @@ class Search:
         return [(c, kind) for _, c, kind in out if self.budget.fits(c, self.prices)]
 
     def descend(self, trial: Trial) -> Trial:
-        """Take the best feasible move (the kinds that failed last round tried last), and
-        repeat it while it stays feasible (doubling, then bisecting); until no move is
-        feasible."""
+        """Single moves (:meth:`single_moves`) until none is feasible, then a block trade
+        (:meth:`block_trade`); again, until neither finds a cheaper feasible trial."""
+        while True:
+            trial = self.single_moves(trial)
+            block = self.block_trade(trial)
+            if block is None:
+                return trial
+            trial = block
+
+    def block_trade(self, trial: Trial) -> Trial | None:
+        """A feasible trial that trades a block of a type's nodes for cheaper ones, or
+        ``None``: from the dearest type ``t``, ``b`` = 1/8, 1/16, then 1/32 of its nodes (at
+        least 2) for ``round(b * price_t / (2 * price_u))`` nodes of a cheaper type ``u`` (half
+        the saving spent on ``u``). Such moves follow the mix of types where single moves
+        stall: fewer dear nodes that the pods spread over, more cheap ones that draw them."""
+        counts = trial.counts
+        order = np.argsort(-self.prices, kind="stable")
+        for t in order:
+            for u in order:
+                price_t, price_u = float(self.prices[t]), float(self.prices[u])
+                if not 0 < price_u < price_t:
+                    continue
+                for share in BLOCKS:
+                    block = int(counts[t]) // share
+                    if block < 2:
+                        break
+                    candidate = counts.copy()
+                    candidate[t] -= block
+                    candidate[u] += int(round(block * price_t / (2 * price_u)))
+                    if self.budget.fits(candidate, self.prices) \
+                            and self.evaluate(candidate).feasible:
+                        return self.evaluate(candidate)
+        return None
+
+    def single_moves(self, trial: Trial) -> Trial:
+        """Take the best feasible move of :meth:`moves` (the kinds that failed last round
+        tried last), and repeat it while it stays feasible (doubling, then bisecting); until
+        no move is feasible."""
         failed_before: set[tuple[int, int]] = set()
         while True:
             moves = self.moves(trial.counts)
@@ -249,9 +290,10 @@ class Search:
         return self.evaluate(before.counts + good * step)
 
     def fewer(self, counts: npt.NDArray[np.int64], limit: int = 3
-              ) -> dict[int, tuple[int, Sequence[tuple[str, str]]]]:
+              ) -> dict[int, tuple[int, Sequence[tuple[int, str]]]]:
         """For each type with nodes: with one of them fewer (a trial of :meth:`descend`),
-        how many pods fail and the first ``limit`` of them with the scheduler's reason."""
+        how many pods fail and the first ``limit`` of them (pending index, the scheduler's
+        reason)."""
         out = {}
         for t in np.flatnonzero(counts > 0):
             fewer = counts.copy()
@@ -260,7 +302,6 @@ class Search:
             if trial is None:
                 continue
             placements = trial.result.placements
-            shown = [(placements[int(i)].pod.key, placements[int(i)].reason)
-                     for i in trial.failed[:limit]]
+            shown = [(int(i), placements[int(i)].reason) for i in trial.failed[:limit]]
             out[int(t)] = (len(trial.failed), shown)
         return out

@@ -139,8 +139,9 @@ def replicas_table(report: Any) -> Table:
 def headroom_table(report: Any) -> Table:
     """Every row of a :class:`~ksched.planning.HeadroomReport` (nodes, groups, total) in
     human units, the unit in each column's name (``cpu_allocatable_cores``,
-    ``memory_free_gib``, ``nvidia.com/gpu_stranded``); resources no node has and no pod
-    requests are left out."""
+    ``memory_free_gib``, ``nvidia.com/gpu_stranded``), then per DeviceClass matching some
+    device ``devices.<class>_allocatable`` / ``_allocated`` / ``_free`` (``_stranded``);
+    resources no node has and no pod requests are left out."""
     from ksched.planning.headroom import scaled, unit
 
     with_fits = report.fits_per_node is not None
@@ -149,6 +150,9 @@ def headroom_table(report: Any) -> Table:
         tail = f"_{unit(r).lower()}" if unit(r) else ""
         columns += [f"{r}_{what}{tail}" for what in ("allocatable", "requested", "free")]
         columns += [f"{r}_percent"] + ([f"{r}_stranded{tail}"] if with_fits else [])
+    classes = report.devices.shown if report.devices is not None else ()
+    device_fields = ("allocatable", "allocated", "free") + (("stranded",) if with_fits else ())
+    columns += [f"devices.{c}_{what}" for c in classes for what in device_fields]
     columns += ["fits"] if with_fits else []
     rows = []
     for u in [*report.nodes, *report.groups, report.total]:
@@ -158,6 +162,7 @@ def headroom_table(report: Any) -> Table:
                                                       u.free[r])]
             row += [round(u.percent[r], 2)]
             row += [_rounded(scaled(r, u.stranded[r]))] if with_fits else []
+        row += [u.devices[c][what] for c in classes for what in device_fields]
         rows.append(row + ([u.fits] if with_fits else []))
     return Table(columns, rows, title="headroom" + (f" by {report.by}" if report.by else ""))
 

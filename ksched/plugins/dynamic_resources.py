@@ -11,11 +11,13 @@ assumes the allocated and reserved claims in the claim assume cache
 devices taken; Unreserve restores them.
 
 Pods without claims are node-static (every node passes, score 0) and stay on the compiled
-loop; pods with claims take the object-level framework (:meth:`DynamicResources.node_static_for`).
+loop; pods with claims take the object-level framework (:meth:`DynamicResources.node_static_for`),
+but those whose devices the loop counts (:meth:`DynamicResources.device_columns`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, ClassVar
 
 import attrs
@@ -28,7 +30,9 @@ from ksched.dra.allocator import (
     node_matches,
     node_pools,
 )
-from ksched.dra.claims import FINALIZER, ResourceClaim
+from ksched.dra.claims import ResourceClaim
+from ksched.dra.compiled import DeviceColumns
+from ksched.dra.pod_claims import ClaimLookupError, pod_claims, reserved_claims
 from ksched.dra.fields import FIRST_AVAILABLE_MAX
 from ksched.dra.state import CLAIM_CACHE, DraObjects, dra_objects
 from ksched.framework.capabilities import FilterKind, Normalization, ScoreKind
@@ -43,46 +47,6 @@ REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 _PASS, _UNAVAILABLE, _CANNOT, _INVALID, _ERROR = 0, 1, 2, 3, 4
 
 
-class ClaimLookupError(Exception):
-    """``foreachPodResourceClaim`` failed: a claim is missing, deleted or not the pod's."""
-
-
-def pod_claims(pod: Any, dra: DraObjects) -> list[tuple[str, str, ResourceClaim]]:
-    """``foreachPodResourceClaim``: (pod claim name, source field, claim) per entry that
-    resolves to a claim, in pod order. Raises :class:`ClaimLookupError` with upstream's
-    message for a claim that does not exist, is being deleted or is not the pod's."""
-    statuses = dict(pod.claim_statuses)
-    out = []
-    sourced = {name for name, _, _ in pod.claim_sources}
-    for name in pod.resource_claims:
-        if name not in sourced:  # a record made without the entry's source
-            raise ClaimLookupError(f'pod "{pod.name}", spec.resourceClaim "{name}": '
-                                   "unsupported: neither resourceClaimName nor "
-                                   "resourceClaimTemplateName is set")
-    for name, claim_name, template in pod.claim_sources:
-        if claim_name:
-            source, found_name, must_own = "resourceClaimName", claim_name, False
-        else:
-            source, must_own = "resourceClaimTemplateName", True
-            if name not in statuses:
-                raise ClaimLookupError(f'pod "{pod.name}": no claim status for '
-                                       f'resourceClaimTemplateName "{template}"')
-            found_name = statuses[name]
-            if not found_name:
-                continue  # the controller decided that no claim is needed
-        claim = dra.claim(pod.namespace, found_name)
-        if claim is None:
-            raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{found_name}" not found')
-        if claim.deleting:
-            raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
-        if must_own and (claim.owner is None or claim.owner[2] != pod.uid):
-            raise ClaimLookupError(f"ResourceClaim {pod.namespace}/{claim.name} was not "
-                                   f"created for pod {pod.namespace}/{pod.name} (pod is not "
-                                   "owner)")
-        out.append((name, source, claim))
-    return out
-
-
 def _has_claims(pod: Any) -> bool:
     return bool(pod.resource_claims or pod.claim_sources)
 
@@ -95,7 +59,7 @@ class _StateData:
     claims: list[tuple[str, str, ResourceClaim]]
     to_allocate: list[int]
     dra: DraObjects
-    allocated: frozenset = frozenset()
+    allocated: Collection = frozenset()
     node_allocations: dict[int, list] = attrs.field(factory=dict)
     errors: list[str] = attrs.field(factory=list)
     #: Set by Reserve: the claim versions it assumed.
@@ -118,6 +82,12 @@ class DynamicResources:
 
     def judged_by_node_class(self, pod: Any) -> bool:
         return not _has_claims(pod)
+
+    def device_columns(self, state: Any) -> DeviceColumns:
+        """The devices the fused loop counts for pods with simple claims, per node
+        (:mod:`ksched.dra.compiled`): its verdict on them is ``free >= need``, and
+        :meth:`reserve` allocates what its Filter would have."""
+        return DeviceColumns.of(state)
 
     # ------------------------------------------------------------------ PreEnqueue
 
@@ -280,30 +250,23 @@ class DynamicResources:
         """``Reserve`` and the writes of ``PreBind``: each claim the pod allocates gets the
         delete-protection finalizer and its allocation, and every claim not yet reserved for
         the pod gets the pod appended to ``status.reservedFor``; the versions go into the
-        claim assume cache."""
+        claim assume cache. A pod the compiled loop placed (no Filter ran) is allocated on
+        its node here, as Filter would have."""
         data = cycle.data.get(self.NAME)
+        row = cycle.state.node_index.get(node)
+        if data is None and _has_claims(cycle.pod):
+            data = self._state(cycle)
+            if data is not None and data.to_allocate and row is not None:
+                self.filter(cycle, np.array([row], dtype=np.int64))
         if data is None:
             return SUCCESS
-        row = cycle.state.node_index.get(node)
         allocations = data.node_allocations.get(row, [])
         if data.to_allocate and len(allocations) != len(data.to_allocate):
             if row is None or not allocations:
                 return Status(Code.ERROR, ("claim allocation not found for node",))
-        pod = cycle.pod
         by_index = dict(zip(data.to_allocate, allocations))
-        updated = []
-        for index, (_, _, claim) in enumerate(data.claims):
-            allocation = by_index.get(index)
-            if allocation is None and claim.is_reserved_for(pod.uid):
-                continue
-            changes: dict[str, Any] = {}
-            if allocation is not None:
-                changes["allocation"] = allocation
-                if FINALIZER not in claim.finalizers:
-                    changes["finalizers"] = (*claim.finalizers, FINALIZER)
-            if not claim.is_reserved_for(pod.uid):
-                changes["reserved_for"] = (*claim.reserved_for, ("pods", pod.name, pod.uid))
-            updated.append(attrs.evolve(claim, **changes))
+        updated = reserved_claims(cycle.pod, [c for _, _, c in data.claims],
+                                  [by_index.get(i) for i in range(len(data.claims))])
         data.reserved = updated
         cache = cycle.data.get(CLAIM_CACHE)
         if cache is not None and updated:

@@ -44,6 +44,7 @@ from ksched.framework.capabilities import FilterKind, ScoreKind
 from ksched.framework.interfaces import Cycle, FilterResult, NodeIndices
 from ksched.kernels import inter_pod_affinity as kernels
 from ksched.labels import Selector
+from ksched.plugins.inter_pod_affinity_index import running_pods
 from ksched.state import ABSENT, ClusterState
 from ksched.status import SKIP, Code, Status, unresolvable, unschedulable
 
@@ -201,19 +202,10 @@ def wrap_int32(value: int) -> int:
 # --------------------------------------------------------------------------- topology counts
 
 
-def _match_mask(term: AffinityTerm, pods: Sequence[Pod],
-                ns_labels: Mapping[str, str] | None = None) -> npt.NDArray[np.bool_]:
-    """``term.Matches(pod, ns_labels)`` for each pod (memoised on namespace and labels, which
-    is all a match reads when ``ns_labels`` is fixed)."""
-    out = np.zeros(len(pods), dtype=np.bool_)
-    seen: dict[tuple, bool] = {}
-    for i, pod in enumerate(pods):
-        key = (pod.namespace, pod.labels)
-        hit = seen.get(key)
-        if hit is None:
-            hit = seen[key] = term.matches(pod, ns_labels)
-        out[i] = hit
-    return out
+def _match_mask(term: AffinityTerm, state: ClusterState) -> npt.NDArray[np.bool_]:
+    """``term.Matches(pod, nil)`` for each running pod of ``state`` (asked once per namespace
+    and labels, which is all a match reads, :mod:`~ksched.plugins.inter_pod_affinity_index`)."""
+    return running_pods(state).match_mask(lambda pod: term.matches(pod, None))
 
 
 def _domain_values(state: ClusterState, key: str,
@@ -266,17 +258,10 @@ class FilterCounts:
 
 
 def _term_groups(state: ClusterState, keep: Any) -> list[tuple[PodTerms, np.ndarray]]:
-    """The running pods with affinity that ``keep`` keeps, grouped by what their terms depend
-    on (namespace and affinity objects: replicas share theirs): (their terms, their rows)."""
-    groups: dict[tuple[str, int, int], tuple[Pod, list[int]]] = {}
-    pods = state.pods
-    for row in state.affinity_pods:
-        other = pods[row]
-        if keep(other):
-            key = (other.namespace, id(other.pod_affinity), id(other.pod_anti_affinity))
-            groups.setdefault(key, (other, []))[1].append(row)
-    return [(existing_pod_terms(other), np.asarray(rows, dtype=np.int64))
-            for other, rows in groups.values()]
+    """The running pods with affinity that ``keep`` keeps (it reads a pod's namespace and
+    affinity fields), grouped by those (:mod:`~ksched.plugins.inter_pod_affinity_index`):
+    (their terms, their rows)."""
+    return [(existing_pod_terms(pod), rows) for pod, rows in running_pods(state).term_groups(keep)]
 
 
 def _matched_domains(state: ClusterState, rows: np.ndarray,
@@ -319,7 +304,7 @@ def _pre_filter_state(state: ClusterState, pod: Pod, terms: PodTerms) -> FilterC
     if terms.required_affinity:
         matches_all = np.ones(len(pods), dtype=np.bool_)
         for t in terms.required_affinity:
-            matches_all &= _match_mask(t, pods)
+            matches_all &= _match_mask(t, state)
         rows = np.flatnonzero(matches_all)
         for t in terms.required_affinity:
             column, values = _domain_values(state, t.topology_key, rows)
@@ -328,7 +313,7 @@ def _pre_filter_state(state: ClusterState, pod: Pod, terms: PodTerms) -> FilterC
     anti_affinity = []
     for t in terms.required_anti_affinity:
         column, values = _domain_values(state, t.topology_key,
-                                        np.flatnonzero(_match_mask(t, pods)))
+                                        np.flatnonzero(_match_mask(t, state)))
         anti_affinity.append((column, np.unique(values)))
     self_match = bool(terms.required_affinity) and all(
         t.matches(pod, None) for t in terms.required_affinity)
@@ -386,7 +371,7 @@ def _pre_score_state(state: ClusterState, pod: Pod, terms: PodTerms,
         on_labelled = _on_labelled_node(state, np.arange(len(pods)))
         for weighted, sign in ([(w, 1) for w in terms.preferred_affinity]
                                + [(w, -1) for w in terms.preferred_anti_affinity]):
-            rows = np.flatnonzero(_match_mask(weighted.term, pods) & on_labelled)
+            rows = np.flatnonzero(_match_mask(weighted.term, state) & on_labelled)
             column, values = _domain_values(state, weighted.term.topology_key, rows)
             if len(values):
                 cols.append(np.full(len(values), column, dtype=np.int64))
@@ -555,6 +540,31 @@ class InterPodAffinity:
             out += [(state.label_column(term.topology_key), wrap_int32(amount))
                     for term, amount in others if term.matches(target, ns_labels)]
         return out
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def schedulable_after_pod_added(self, target: Pod, added: Pod, state: ClusterState) -> bool:
+        """``isSchedulableAfterPodChange`` for an added pod (registered for Pod/Add): Queue
+        when ``added`` is bound and matches all of ``target``'s required affinity terms
+        (``podMatchesAllAffinityTerms``: namespace selectors against no labels); Queue too
+        when a required term of ``target`` does not parse (the hint's error)."""
+        if not added.node_name:
+            return False
+        terms = existing_pod_terms(target)  # a list that does not parse is left empty
+        required = terms.required_affinity
+        if _unparsed(target.pod_anti_affinity, terms.required_anti_affinity):
+            return True
+        if not required:
+            return _unparsed(target.pod_affinity, required)
+        for term in required:
+            if not term.matches(added, None):
+                return False
+        return True
+
+
+def _unparsed(affinity: PodAffinity | None, parsed: tuple[AffinityTerm, ...]) -> bool:
+    """Whether ``affinity`` has required terms and ``parsed`` none: they did not parse."""
+    return affinity is not None and not parsed and len(affinity.required) > 0
 
 
 def _filter_status(code: int) -> Status:

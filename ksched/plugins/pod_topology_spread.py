@@ -399,6 +399,21 @@ class PodTopologySpread:
     def normalize_score(self, cycle: Cycle, scores: np.ndarray) -> None:
         kernels.normalize_spread_scores(scores, cycle.data[self.NAME + "/ignored"])
 
+    def schedulable_after_pod_added(self, target: Pod, added: Pod, state: ClusterState) -> bool:
+        """``isSchedulableAfterPodChange`` for an added pod (registered for Pod/Add): Queue
+        when ``added`` takes part in ``target``'s spreading (``involvedInTopologySpreading``:
+        itself, or bound in its namespace) and one of ``target``'s hard constraints
+        (``getConstraints``) selects its labels (``podLabelsMatchSpreadConstraints``); Queue
+        too when a selector does not parse (the hint's error)."""
+        if added.key != target.key and not (added.node_name
+                                            and added.namespace == target.namespace):
+            return False
+        try:
+            constraints = build_constraints(target, DO_NOT_SCHEDULE, self.args, state)
+        except ValueError:
+            return True
+        return any(c.selector.matches(added.labels) for c in constraints)
+
 
 def _per_domain(values: np.ndarray, counts: np.ndarray, eligible: np.ndarray,
                 size: int) -> tuple[np.ndarray, np.ndarray]:

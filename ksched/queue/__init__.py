@@ -28,19 +28,26 @@ unschedulablePods that way but its in-flight map and nominator by UID; hand-buil
 UID, and a pod's name and namespace cannot change, so one key serves all.
 
 Queueing hints are reduced to one ``hint(info, event) -> bool`` callable per event in place of
-the per-plugin ``QueueingHintFn``\\ s (see :meth:`SchedulingQueue.move_all_to_active_or_backoff`).
+the per-plugin ``QueueingHintFn``\\ s (see :meth:`SchedulingQueue.move_all_to_active_or_backoff`);
+AssignedPodAdd's asks the rejecting plugins registered for it (:mod:`~ksched.queue.hints`).
 
 Layout: :mod:`~ksched.queue.scheduling_queue` (:class:`SchedulingQueue`),
-:mod:`~ksched.queue.backoff_queue`, :mod:`~ksched.queue.nominator`, :mod:`~ksched.queue.heap`,
-:mod:`~ksched.queue.events`, :mod:`~ksched.queue.queued_pod_info`.
+:mod:`~ksched.queue.backoff_queue`, :mod:`~ksched.queue.rejected_by`,
+:mod:`~ksched.queue.nominator`, :mod:`~ksched.queue.heap`, :mod:`~ksched.queue.events`,
+:mod:`~ksched.queue.queued_pod_info`, and :mod:`~ksched.queue.hints` (the AssignedPodAdd hint,
+read by the Simulator).
 """
 
 from __future__ import annotations
 
 from ksched.queue.backoff_queue import BACKOFF_FLUSH_PERIOD, BackoffQueue
 from ksched.queue.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
     BACKOFF_COMPLETE,
     FORCE_ACTIVATE,
+    NODE_ADD,
+    NODE_UPDATE,
     SCHEDULE_ATTEMPT_FAILURE,
     SCHEDULING_GATES,
     UNSCHEDULABLE_TIMEOUT,
@@ -63,9 +70,10 @@ from ksched.queue.scheduling_queue import (
 )
 
 __all__ = [
-    "ACTIVE_Q", "BACKOFF_COMPLETE", "BACKOFF_FLUSH_PERIOD", "BACKOFF_Q",
+    "ACTIVE_Q", "ASSIGNED_POD_ADD", "ASSIGNED_POD_DELETE", "BACKOFF_COMPLETE",
+    "BACKOFF_FLUSH_PERIOD", "BACKOFF_Q",
     "DEFAULT_POD_INITIAL_BACKOFF", "DEFAULT_POD_MAX_BACKOFF",
-    "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS", "FORCE_ACTIVATE", "GATED",
+    "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS", "FORCE_ACTIVATE", "GATED", "NODE_ADD", "NODE_UPDATE",
     "SCHEDULE_ATTEMPT_FAILURE", "SCHEDULING_GATES", "UNSCHEDULABLE",
     "UNSCHEDULABLE_FLUSH_PERIOD", "UNSCHEDULABLE_TIMEOUT", "UNSCHEDULED_POD_ADD",
     "UNSCHEDULED_POD_UPDATE", "WILDCARD_EVENTS", "BackoffQueue", "Hint", "LessFunc",

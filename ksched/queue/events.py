@@ -10,7 +10,8 @@ import attrs
 from ksched.api import Pod
 from ksched.queue.queued_pod_info import Hint
 
-__all__ = ["BACKOFF_COMPLETE", "FORCE_ACTIVATE", "SCHEDULE_ATTEMPT_FAILURE", "SCHEDULING_GATES",
+__all__ = ["ASSIGNED_POD_ADD", "ASSIGNED_POD_DELETE", "BACKOFF_COMPLETE", "FORCE_ACTIVATE",
+           "NODE_ADD", "NODE_UPDATE", "SCHEDULE_ATTEMPT_FAILURE", "SCHEDULING_GATES",
            "UNSCHEDULABLE_TIMEOUT", "UNSCHEDULED_POD_ADD", "UNSCHEDULED_POD_UPDATE",
            "WILDCARD_EVENTS", "ClusterEvent", "pod_update_events"]
 
@@ -24,6 +25,8 @@ FORCE_ACTIVATE = "ForceActivate"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
 UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
+ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE = "AssignedPodAdd", "AssignedPodDelete"
+NODE_ADD, NODE_UPDATE = "NodeAdd", "NodeUpdate"
 #: Wildcard events (``ClusterEventIsWildCard``) requeue a pod whatever rejected it.
 WILDCARD_EVENTS = frozenset({FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT})
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections import deque
@@ -27,6 +28,7 @@ from ksched.queue.events import (
 )
 from ksched.queue.heap import Heap, LessKey
 from ksched.queue.nominator import Nominator
+from ksched.queue.rejected_by import RejectedBy
 from ksched.queue.queued_pod_info import (
     Hint,
     LessFunc,
@@ -113,6 +115,13 @@ class SchedulingQueue:
         self._backoffq = BackoffQueue(float(initial_backoff), float(max_backoff),
                                       bool(pop_from_backoff), active_key)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
+        #: unschedulablePods by timestamp, with lazy deletion (:meth:`_oldest`): all of them,
+        #: and those not gated.
+        self._parked: tuple[list, list] = ([], [])
+        self._park_seq = itertools.count()
+        self._rejected = RejectedBy()
+        #: The keys of the pods PreEnqueue held at some time (those gated now among them).
+        self._held: set[str] = set()
         self._in_flight: dict[str, int] = {}
         self._events: deque[ClusterEvent] = deque()
         self._marks = itertools.count()
@@ -187,10 +196,9 @@ class SchedulingQueue:
         """
         with_gated = (not for_poppable and bool(self._in_flight)
                       and not self._timeout_recorded_since_last_pop())
-        stamps = [i.timestamp for i in self._unschedulable.values() if with_gated or not i.gated]
-        if not stamps:
+        oldest = self._oldest(with_gated)
+        if oldest is None:
             return math.inf
-        oldest = min(stamps)
         period = UNSCHEDULABLE_FLUSH_PERIOD
         first = self._next_tick(period)
         t = max(first, (math.floor((oldest + self.max_in_unschedulable) / period) + 1) * period)
@@ -200,6 +208,35 @@ class SchedulingQueue:
         while t - period >= first and t - period - oldest > self.max_in_unschedulable:
             t -= period
         return t
+
+    def _park(self, info: QueuedPodInfo) -> None:
+        """Put ``info`` in unschedulablePods (kept by timestamp for :meth:`_oldest`)."""
+        parked = self._unschedulable
+        parked[info.key] = info
+        self._rejected.add(info)
+        if len(self._parked[0]) > 2 * len(parked) + 64:  # mostly stale: made again
+            self._parked = tuple([(i.timestamp, next(self._park_seq), i) for i in parked.values()
+                                  if keep(i)] for keep in (bool, lambda i: not i.gated))
+            for heap in self._parked:
+                heapq.heapify(heap)
+            return
+        entry = (info.timestamp, next(self._park_seq), info)
+        heapq.heappush(self._parked[0], entry)
+        if not info.gated:
+            heapq.heappush(self._parked[1], entry)
+
+    def _oldest(self, with_gated: bool) -> float | None:
+        """The oldest timestamp in unschedulablePods (``with_gated``: gated pods too): the
+        first heap entry that is still a pod's own (parked, same timestamp, not gated
+        where gated pods are left out)."""
+        heap, parked = self._parked[0 if with_gated else 1], self._unschedulable
+        while heap:
+            stamp, _, info = heap[0]
+            if parked.get(info.key) is info and info.timestamp == stamp \
+                    and (with_gated or not info.gated):
+                return stamp
+            heapq.heappop(heap)
+        return None
 
     def _timeout_recorded_since_last_pop(self) -> bool:
         if not self._events:
@@ -241,6 +278,7 @@ class SchedulingQueue:
         if held is not None:
             info.unschedulable_plugins = info.unschedulable_plugins | {held}
             info.gated = True
+            self._held.add(info.key)
         else:
             info.gated = False
 
@@ -254,7 +292,7 @@ class SchedulingQueue:
         key = info.key
         if info.gated:
             if not self._in_any_queue(key):
-                self._unschedulable[key] = info
+                self._park(info)
             return False
         if info.initial_attempt_timestamp is None:
             info.initial_attempt_timestamp = self.now
@@ -271,7 +309,8 @@ class SchedulingQueue:
         if self.pop_from_backoff:
             self._run_pre_enqueue(info)
             if info.gated:
-                self._unschedulable.setdefault(key, info)
+                if key not in self._unschedulable:
+                    self._park(info)
                 return False
         self._unschedulable.pop(key, None)
         self._backoffq.add(info)
@@ -280,7 +319,7 @@ class SchedulingQueue:
     def _requeue(self, info: QueuedPodInfo, strategy: int, event: str) -> str:
         """``requeuePodWithQueueingStrategy``; returns the sub-queue the pod went to."""
         if strategy == _QUEUE_SKIP:
-            self._unschedulable[info.key] = info
+            self._park(info)
             return UNSCHEDULABLE
         if strategy == _QUEUE_AFTER_BACKOFF and self._is_backing_off(info):
             return BACKOFF_Q if self._move_to_backoff(info, event) else UNSCHEDULABLE
@@ -484,16 +523,23 @@ class SchedulingQueue:
         finally:
             self.done(key)
 
-    def move_all_to_active_or_backoff(self, event: str, hint: Hint | None = None) -> None:
+    def move_all_to_active_or_backoff(self, event: str, hint: Hint | None = None,
+                                      plugins: Iterable[str] | None = None) -> None:
         """``MoveAllToActiveOrBackoffQueue``: requeue the unschedulable pods ``event`` may help.
 
         For each unschedulable, non-gated pod, ``hint(info, event)`` (default: always true) stands
         for the rejecting plugins' QueueingHintFns; a pod it accepts goes to activeQ if its
         backoff is over, else backoffQ. Wildcard events (``UnschedulableTimeout``,
-        ``ForceActivate``) skip the hint. The event (with its hint) is also recorded for the pods in
-        flight.
+        ``ForceActivate``) skip the hint. ``plugins``: the only ones registered for ``event``
+        (a PreEnqueue plugin never among them); pods none of them rejected are skipped
+        (``queueSkip``) unasked, gated pods too. The event (with its hint) is also recorded for
+        the pods in flight.
         """
-        self._move_pods(list(self._unschedulable.values()), event, hint)
+        if plugins is None:
+            infos = list(self._unschedulable.values())
+        else:
+            infos = [i for i in self._rejected.pods(plugins, self._unschedulable) if not i.gated]
+        self._move_pods(infos, event, hint)
 
     # ------------------------------------------------------------------ introspection
 
@@ -517,7 +563,9 @@ class SchedulingQueue:
 
     def lengths(self) -> dict[str, int]:
         """The number of pods in each sub-queue."""
-        gated = sum(1 for i in self._unschedulable.values() if i.gated)
+        parked = self._unschedulable
+        self._held = {k for k in self._held if k in parked and parked[k].gated}
+        gated = len(self._held)
         return {
             "active": len(self._active),
             "backoff": len(self._backoffq),

@@ -9,7 +9,10 @@ turning a :class:`~ksched.sweep.apply.Variant` into a row of metrics (names to s
 The schedule, headroom and simulate studies add, per extended resource some node has (GPUs
 ...), ``extended.<resource>.utilisation`` (a fraction; the simulator gives its time average
 ``_mean`` and peak ``_max``), ``.allocatable``, ``.requested`` and ``.free`` (counts, at the
-end).
+end). With DRA, the schedule, capacity, headroom and simulate studies add, per DeviceClass
+matching some device, ``devices.<class>.utilisation`` (allocated / matching devices, a
+fraction), ``.allocatable``, ``.allocated`` and ``.free`` (counts; at the end, after the copies
+for capacity; see :mod:`ksched.planning.devices`).
 * ``capacity``: :func:`ksched.capacity` with the pending pods as templates: ``replicas`` and
   ``replicas.<namespace/name>`` per template.
 * ``headroom``: :func:`ksched.headroom` (the first pending pod, if any, as the reference):
@@ -35,11 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from ksched.dra.state import dra_objects
 from ksched.engine import schedule_batch
 from ksched.errors import ArgumentError
 from ksched.planning import capacity as capacity_report
 from ksched.planning import headroom as headroom_report
 from ksched.planning import plan as plan_report
+from ksched.planning.devices import device_inventory, device_metrics
 from ksched.resources import is_extended_resource
 from ksched.simulator import Event, Simulator
 from ksched.sweep.apply import Variant
@@ -82,6 +87,13 @@ def _extended(names: Sequence[str], allocatable: np.ndarray, requested: np.ndarr
     return row
 
 
+def _devices(state: Any) -> dict[str, Any]:
+    """``devices.<class>.*`` of a cluster state (none without DeviceClasses)."""
+    if not dra_objects(state).device_classes:
+        return {}
+    return device_metrics(device_inventory(state))
+
+
 def schedule(variant: Variant) -> dict[str, Any]:
     result = schedule_batch(variant.cluster, variant.pods, profile=variant.config,
                                    tie_break=variant.tie_break, seed=variant.seed)
@@ -92,7 +104,7 @@ def schedule(variant: Variant) -> dict[str, Any]:
             "cpu_utilisation": round(cpu, 6), "memory_utilisation": round(memory, 6),
             "balance": round((cpu_spread + memory_spread) / 2, 6),
             **_extended(result.state.resource_names, result.state.allocatable,
-                        result.state.requested)}
+                        result.state.requested), **_devices(result.state)}
 
 
 def capacity(variant: Variant) -> dict[str, Any]:
@@ -101,6 +113,7 @@ def capacity(variant: Variant) -> dict[str, Any]:
     report = capacity_report(variant.cluster, list(variant.pods), profile=variant.config)
     row: dict[str, Any] = {"replicas": report.replicas}
     row.update({f"replicas.{r.template.key}": r.replicas for r in report.results})
+    row.update(_devices(report.state))
     return row
 
 
@@ -116,6 +129,8 @@ def headroom(variant: Variant) -> dict[str, Any]:
     if report.fits is not None:
         row["fits"] = report.fits
     row.update(_extended(report.resources, report.allocatable, report.requested))
+    if report.devices is not None:
+        row.update(device_metrics(report.devices))
     return row
 
 
@@ -139,8 +154,9 @@ def simulate(variant: Variant) -> dict[str, Any]:
         events = tuple(Event(0.0, "create", pod=p) for p in variant.pods)
     simulator = Simulator(variant.cluster, profile=variant.config, seed=variant.seed,
                                  tie_break=variant.tie_break)
-    summary = simulator.run(events).summary()
-    return {k: v for k, v in summary.items() if k not in _TIMINGS}
+    result = simulator.run(events)
+    row = {k: v for k, v in result.summary().items() if k not in _TIMINGS}
+    return row | _devices(result.state)
 
 
 #: The built-in studies by name.
@@ -152,16 +168,16 @@ STUDIES: dict[str, Callable[[Variant], Mapping[str, Any]]] = {
 #: The metrics of each built-in study: fixed names, and prefixes of per-item names.
 METRICS: dict[str, tuple[str, ...]] = {
     "schedule": ("placed", "unschedulable", "cpu_utilisation", "memory_utilisation", "balance",
-                 "extended.*"),
-    "capacity": ("replicas", "replicas.*"),
+                 "extended.*", "devices.*"),
+    "capacity": ("replicas", "replicas.*", "devices.*"),
     "headroom": (*(f"{r}_{m}" for r in ("cpu", "memory", "pods")
-                   for m in ("utilisation", "balance")), "fits", "extended.*"),
+                   for m in ("utilisation", "balance")), "fits", "extended.*", "devices.*"),
     "plan": ("nodes", "nodes.*", "cost", "complete"),
     "simulate": ("pods_created", "pods_scheduled", "pods_pending_at_end",
                  "scheduling_attempts", "unschedulable_attempts", "preemptions", "victims",
                  "time_to_schedule_p50", "time_to_schedule_p99", "cpu_utilisation_mean",
                  "cpu_utilisation_max", "memory_utilisation_mean", "memory_utilisation_max",
-                 "virtual_seconds", "extended.*")}
+                 "virtual_seconds", "extended.*", "devices.*")}
 #: The metrics of a scenario that removes nodes.
 DISPLACEMENT = ("displaced", "displaced_pending", "evicted", "evicted_pending", "unplaced")
 

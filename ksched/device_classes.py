@@ -1,0 +1,128 @@
+"""Pod classes of pods with resource claims the fused loop counts devices for.
+
+Pods whose claims come from one template each ask for the same devices but name claims of
+their own (``status.resourceClaimStatuses``). Where the DynamicResources plugin can count what
+such a pod takes (:class:`~ksched.dra.compiled.DeviceColumns`: ``need`` free devices of one
+column per node), two pods that agree but for their claims' names get the same verdict on every
+node: they share a class, keyed by :func:`device_signature` and their
+:class:`~ksched.dra.compiled.DeviceNeed`. The loop checks a class's need against its column
+with the attach-limit check (the columns follow the volume drivers' in the attach table), and
+:meth:`DeviceClasses.reserve` runs the plugin's Reserve for the pods it placed, in bulk. Other
+pods with claims take the framework.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ksched.api import Pod
+from ksched.framework.capabilities import AttachTable
+from ksched.pods import IDENTITY_FIELDS, TIME_FIELDS
+from ksched.volume_classes import has_claims
+
+__all__ = ["DeviceClasses", "device_signature"]
+
+#: ``device_signature(pod)``: the class signature but the names of the pod's claims.
+device_signature = operator.attrgetter(*(
+    f.name for f in attrs.fields(Pod)
+    if f.name not in IDENTITY_FIELDS | TIME_FIELDS | {"claim_statuses"}))
+_UNSEEN = object()
+
+
+class DeviceClasses:
+    """The device-counted classes of one fused loop (its
+    :class:`~ksched.class_tables.ClassTables` holds them): the Filter plugin that counts
+    devices (the one offering ``device_columns``), its columns, and each class's need."""
+
+    def __init__(self) -> None:
+        self.plugin: Any = None
+        self.columns: Any = None
+        #: Per class index, the :class:`~ksched.dra.compiled.DeviceNeed` of its pods.
+        self.needs: dict[int, Any] = {}
+        #: The need of the class being compiled (``None``: none is).
+        self.compiling: Any = None
+        #: The device columns of the stacked attach arrays (:meth:`width`).
+        self.stacked = 0
+        self._classes: dict[tuple, int | None] = {}
+        #: The claims some pending or bound pod names (shared: not counted).
+        self._named: set[tuple[str, str]] = set()
+
+    @property
+    def counting(self) -> Any:
+        """The plugin whose Filter the loop counts for the class being compiled (else
+        ``None``): its node-static verdict is left out."""
+        return self.plugin if self.compiling is not None else None
+
+    def skipped(self) -> set[str]:
+        """The Filter plugins a class's node-static verdicts leave out: the counting one."""
+        return {self.plugin.NAME} if self.compiling is not None else set()
+
+    def class_of(self, loop: Any, pod: Pod, state: Any) -> int | None:
+        """The class of a pod with resource claims in ``loop`` (a
+        :class:`~ksched.fused_loop.FusedLoop`; ``None``: the framework), compiled by the loop
+        while :attr:`compiling` holds its need."""
+        if self.columns is None:
+            self.plugin = next((p for _, p in loop.framework.points["filter"]
+                                if callable(getattr(p, "device_columns", None))), None)
+            self.columns = self.plugin.device_columns(state) if self.plugin is not None \
+                else False
+            self._named = {(p.namespace, name) for p in (*loop.pending, *state.pods)
+                           for _, name, _ in p.claim_sources if name}
+        if not self.columns or state.objects.get("workloads") or has_claims(pod):
+            return None
+        need = self.columns.need(pod, state, self._named)
+        if need is None:
+            return None
+        key = (device_signature(pod), need)
+        found = self._classes.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            self.compiling = need
+            try:
+                found = loop._compile(pod, state, False, False) \
+                    if loop._admitted(pod, state) == (False, False) \
+                    and loop._eligible(pod, state) else None
+            finally:
+                self.compiling = None
+            if found is not None:
+                self.needs[found] = need
+            self._classes[key] = found
+        return found
+
+    def width(self) -> int:
+        """The device columns there are, as the attach arrays are stacked now."""
+        self.stacked = len(self.columns.columns) if self.columns else 0
+        return self.stacked
+
+    def attach_table(self, state: Any, attach_filter: Any, arrays: dict[str, Any]
+                     ) -> AttachTable:
+        """The attach table of a run with ``arrays``: the volume drivers' columns (the
+        attach-limit filter's), then the device columns (their devices and those taken)."""
+        adds = arrays["attach_adds"]
+        k = self.stacked
+        n = state.num_nodes
+        if adds.shape[2] > k or adds.shape[1] > 1:
+            table = attach_filter.attach_table(state)
+        else:
+            table = AttachTable(np.zeros(n, np.int64), np.zeros((n, 0), np.int64),
+                                np.zeros((n, 0), np.int64))
+        if not k:
+            return table
+        limits, taken = self.columns.table(state)
+        return AttachTable(table.group, np.hstack([table.limits, limits[:, :k]]),
+                           np.hstack([table.attached, taken[:, :k]]))
+
+    def reserve(self, cache: Any, pods: Any, rows: np.ndarray, nodes: np.ndarray,
+                classes: np.ndarray) -> None:
+        """Reserve for the pods the loop placed (``pods[rows[i]]`` on node row ``nodes[i]``,
+        of class ``classes[i]``), in order; the claims assumed in ``cache`` at once."""
+        needs = self.needs
+        if not self.columns or not len(rows):
+            return
+        placed = [(pods[row], node, needs[c]) for row, node, c
+                  in zip(rows.tolist(), nodes.tolist(), classes.tolist())
+                  if c in needs]
+        self.columns.reserve(cache, placed)

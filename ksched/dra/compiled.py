@@ -1,0 +1,289 @@
+"""DynamicResources compiled: free devices per node as columns of the fused loop.
+
+A pod whose claims are all to be allocated, its own (made from templates, named by no pod),
+with exact-count requests of one device class and selectors (no constraints, no admin access,
+no ``firstAvailable``, no ``All``), asks for ``need`` devices of one *group*: the devices those
+selectors match. When every device of the group lies in a node-local slice, with an ID of its
+own and a selector verdict that is not an error, the structured allocator
+(:func:`ksched.dra.allocator.allocate`) finds a solution on a node exactly when the node has
+``need`` group devices not in use (any will do: requests differ in nothing but their count),
+and its depth-first search takes the first of them in its order (pools by (driver, pool),
+slices, devices). So the group is a column: the loop's Filter is ``taken + need <= devices``
+per node (the attach-limit check of :mod:`ksched.kernels.loop_steps` over these columns), and
+:meth:`DeviceColumns.reserve` gives each placed pod the first free devices of its node's
+column, written as ``Reserve`` writes them (:func:`~ksched.dra.pod_claims.reserved_claims`,
+:func:`~ksched.dra.allocator.allocation_result`). Groups that share some device but not all are
+left to the allocator (the later one is not compiled): one column never changes another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, NamedTuple
+
+import attrs
+import numpy as np
+
+from ksched.dra.allocator import allocation_result, node_pools
+from ksched.dra.cel import CelRuntimeError
+from ksched.dra.claims import ClaimSpec, DeviceResult
+from ksched.dra.devices import ResourceSlice
+from ksched.dra.fields import RESULTS_MAX
+from ksched.dra.pod_claims import ClaimLookupError, pod_claims, reserved_claims
+from ksched.dra.state import ClaimCache, DraObjects, dra_objects
+
+__all__ = ["DeviceColumns", "DeviceNeed"]
+
+#: A device: (driver, pool, device name).
+DeviceID = tuple[str, str, str]
+
+
+class DeviceNeed(NamedTuple):
+    """What a pod of a compiled class takes: ``need`` devices of column ``column``."""
+
+    column: int
+    need: int
+
+
+@attrs.frozen(eq=False)
+class _Column:
+    """One group's devices: per node row ``r``, ``devices[indptr[r]:indptr[r + 1]]`` in the
+    allocator's order, each (ID, slice)."""
+
+    indptr: list[int]
+    devices: list[tuple[DeviceID, ResourceSlice]]
+
+
+class DeviceColumns:
+    """The device groups compiled for one node layout and one set of classes and slices
+    (those of the state it is made from: :attr:`DraObjects.slice_cache` names them)."""
+
+    def __init__(self, state: Any) -> None:
+        self.cache = dra_objects(state).slice_cache
+        self.nodes = state.nodes
+        self.columns: list[_Column] = []
+        #: (class name, request selectors) -> column (``None``: not compiled).
+        self._groups: dict[tuple, int | None] = {}
+        #: Per compiled device: (column, node row).
+        self._where: dict[DeviceID, tuple[int, int]] = {}
+        #: The last :meth:`table`'s DRA objects, taken devices and claims per device, and
+        #: those of the last one counted afresh.
+        self._last: tuple | None = None
+        self._counted: tuple | None = None
+        #: id(claim spec) -> (spec, (group, count) or ``None``).
+        self._shapes: dict[int, tuple[ClaimSpec, tuple | None]] = {}
+
+    # ------------------------------------------------------------------ classes
+
+    @classmethod
+    def of(cls, state: Any) -> DeviceColumns:
+        """The columns of ``state``'s nodes, classes and slices (kept with the slices, so
+        that later batches on the cluster find them compiled)."""
+        key = ("columns", tuple(state.node_names))
+        cache = dra_objects(state).slice_cache
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = cls(state)
+        return found
+
+    def need(self, pod: Any, state: Any, named: Collection = ()) -> DeviceNeed | None:
+        """What ``pod`` takes, when the loop can count it (see the module; ``named``: the
+        (namespace, name) of the claims some pod names, shared: not counted); ``None``:
+        the allocator judges it, node by node."""
+        dra = dra_objects(state)
+        if dra.slice_cache is not self.cache:
+            return None
+        try:
+            claims = pod_claims(pod, dra)
+        except ClaimLookupError:
+            return None
+        group, total = None, 0
+        for _, _, claim in claims:
+            if claim.allocation is not None or claim.reserved_for or claim.owner is None \
+                    or claim.owner[2] != pod.uid or (claim.namespace, claim.name) in named:
+                return None
+            shape = self._shape(claim.spec)
+            if shape is None or (group is not None and shape[0] != group):
+                return None
+            group, total = shape[0], total + shape[1]
+        column = self._column(group, dra) if group is not None else None
+        return None if column is None else DeviceNeed(column, total)
+
+    def _shape(self, spec: ClaimSpec) -> tuple | None:
+        """(group, device count) of a claim whose requests are exact counts of one class and
+        selectors, without admin access; no constraints."""
+        found = self._shapes.get(id(spec))
+        if found is not None and found[0] is spec:
+            return found[1]
+        shape = None
+        requests = spec.requests
+        if requests and not spec.constraints and all(map(_counted, requests)):
+            groups = {(r.exactly.device_class, r.exactly.selectors) for r in requests}
+            count = sum(r.exactly.count for r in requests)
+            if len(groups) == 1 and count <= RESULTS_MAX:
+                shape = (groups.pop(), count)
+        self._shapes[id(spec)] = (spec, shape)
+        return shape
+
+    def _column(self, group: tuple, dra: DraObjects) -> int | None:
+        """The column of a group, compiled on first sight (``None``: it cannot be)."""
+        if group in self._groups:
+            return self._groups[group]
+        self._groups[group] = None
+        devices = self._devices(group, dra)
+        if devices is None:
+            return None
+        indptr, found = devices
+        ids = [d for d, _ in found]
+        if len(set(ids)) != len(ids):
+            return None
+        owners = {self._where[d][0] for d in ids if d in self._where}
+        if owners:  # the same devices as a column's, or refused
+            k = owners.pop()
+            if owners or [d for d, _ in self.columns[k].devices] != ids:
+                return None
+            self._groups[group] = k
+            return k
+        k = len(self.columns)
+        self.columns.append(_Column(indptr.tolist(), found))
+        for row in range(len(self.nodes)):
+            for i in range(indptr[row], indptr[row + 1]):
+                self._where[found[i][0]] = (k, row)
+        self._groups[group] = k
+        return k
+
+    def _devices(self, group: tuple, dra: DraObjects
+                 ) -> tuple[np.ndarray, list[tuple[DeviceID, ResourceSlice]]] | None:
+        """The group's devices per node row, in the allocator's order; ``None`` when the class
+        is missing, a selector does not compile or errs on a device, or a device it matches
+        is not in a node-local slice."""
+        cls = dra.device_class(group[0])
+        if cls is None:
+            return None
+        selectors = (*cls.selectors, *group[1])
+        if any(s.error is not None for s in selectors):
+            return None
+
+        def matches(device: Any, driver: str) -> bool:
+            return all(device.matches(s, driver) for s in selectors)
+
+        try:
+            for sl in dra.resource_slices:
+                if not sl.node_name and any(matches(d, sl.driver) for d in sl.devices):
+                    return None
+            indptr = np.zeros(len(self.nodes) + 1, dtype=np.int64)
+            found: list[tuple[DeviceID, ResourceSlice]] = []
+            for row, node in enumerate(self.nodes):
+                for pool in node_pools(dra, node):
+                    if pool.incomplete or pool.invalid:
+                        continue
+                    for sl in pool.slices:
+                        found += [((pool.driver, pool.name, d.name), sl) for d in sl.devices
+                                  if matches(d, sl.driver)]
+                indptr[row + 1] = len(found)
+        except CelRuntimeError:
+            return None
+        return indptr, found
+
+    # ------------------------------------------------------------------ the loop's columns
+
+    def table(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(devices, taken): int64[n_nodes, K] each column's devices per node, and those of
+        them the state's allocated claims hold (counted from the last table's version where
+        the state's DRA objects were updated from it)."""
+        n, k = len(self.nodes), len(self.columns)
+        limits = np.zeros((n, k), dtype=np.int64)
+        for c, column in enumerate(self.columns):
+            limits[:, c] = np.diff(np.asarray(column.indptr, dtype=np.int64))
+        return limits, self._taken(dra_objects(state), n, k)
+
+    def _taken(self, dra: DraObjects, n: int, k: int) -> np.ndarray:
+        """The compiled devices ``dra``'s claims hold, per node and column."""
+        for known in (self._last, self._counted):
+            if known is None or known[1].shape[1] != k:
+                continue
+            changes = [] if known[0] is dra else dra.changes_since(known[0])
+            if changes is not None:
+                taken, held = known[1].copy(), dict(known[2])
+                for before, after in changes:
+                    self._hold(taken, held, before, -1)
+                    self._hold(taken, held, after, 1)
+                break
+        else:
+            taken, held = np.zeros((n, k), dtype=np.int64), {}
+            self._hold(taken, held, dra.resource_claims, 1)
+            self._counted = (dra, taken, held)
+        self._last = (dra, taken, held)
+        return taken.copy()
+
+    def _hold(self, taken: np.ndarray, held: dict, claims: Sequence[Any], step: int) -> None:
+        """Count (``step`` 1) or uncount (-1) the compiled devices ``claims`` allocate without
+        admin access in ``held`` (claims per device) and ``taken`` (devices held)."""
+        where = self._where
+        for claim in claims:
+            if claim.allocation is None:
+                continue
+            for r in claim.allocation.results:
+                found = where.get((r.driver, r.pool, r.device))
+                if found is None or r.admin_access:
+                    continue
+                key = (r.driver, r.pool, r.device)
+                count = held.get(key, 0) + step
+                if (count > 0) != (count - step > 0):
+                    taken[found[1], found[0]] += step
+                if count:
+                    held[key] = count
+                else:
+                    del held[key]
+
+    def reserve(self, cache: ClaimCache, placed: Sequence[tuple[Any, int, DeviceNeed]]) -> None:
+        """``Reserve`` for pods the loop placed, in order: (pod, node row, need) each; the
+        claims assumed in ``cache`` at once."""
+        if not placed:
+            return
+        dra = cache.current
+        allocated = dra.allocated_devices()
+        classes = dra.classes
+        taking: set[DeviceID] = set()
+        updated = []
+        for pod, row, (k, need) in placed:
+            column = self.columns[k]
+            devices = column.devices
+            free = []
+            for i in range(column.indptr[row], column.indptr[row + 1]):
+                device = devices[i]
+                if device[0] not in allocated and device[0] not in taking:
+                    free.append(device)
+                    if len(free) == need:
+                        break
+            if len(free) < need:
+                raise AssertionError(f"the compiled loop placed {pod.key} on "
+                                     f"{self.nodes[row].name} without {need} free devices")
+            taking.update(d for d, _ in free)
+            claims = [c for _, _, c in pod_claims(pod, dra)]
+            updated += reserved_claims(pod, claims, _allocations(claims, classes, free))
+        cache.assume(updated)
+
+
+def _counted(request: Any) -> bool:
+    """An exact count of at least one device, without admin access."""
+    exact = request.exactly
+    return exact is not None and exact.mode == "ExactCount" and not exact.admin_access \
+        and exact.count >= 1
+
+
+def _allocations(claims: Sequence[Any], classes: Any,
+                 free: list[tuple[DeviceID, ResourceSlice]]) -> list[Any]:
+    """Each claim's allocation from ``free`` (the devices taken, in order): claims in order,
+    requests in order, each its count (the allocator's search, which backtracks nowhere)."""
+    out, at = [], 0
+    for claim in claims:
+        chosen, devices = [], []
+        for request in claim.spec.requests:
+            exact = request.exactly
+            chosen.append((request.name, classes[exact.device_class], None))
+            for (driver, pool, name), sl in free[at:at + exact.count]:
+                devices.append((DeviceResult(request.name, driver, pool, name, False), sl))
+            at += exact.count
+        out.append(allocation_result(claim, chosen, devices))
+    return out
