@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 from pathlib import Path
 
 import attrs
 import pytest
 
 from ksched.example import write_example
+from tests.readme_commands import section_commands
 
 HERE = Path(__file__).parent
 README = HERE.parent / "README.md"
@@ -91,16 +91,7 @@ def test_quick_start_commands_are_the_ci_command() -> None:
 
 
 def _worked_example() -> list[tuple[list[str], str]]:
-    """The worked example's ``ksched`` commands (continuation lines joined) with the text
-    block the README shows after each."""
-    section = README.read_text().split("### A worked example", 1)[1].split("\n## ", 1)[0]
-    pairs = re.findall(r"```bash\n(.*?)```\s*```text\n(.*?)```", section, flags=re.S)
-    out = []
-    for script, shown in pairs:
-        lines = script.replace("\\\n", " ").splitlines()
-        command = next(line for line in lines[::-1] if line.startswith("ksched "))
-        out.append((shlex.split(command)[1:], shown))
-    return out
+    return section_commands("### A worked example")
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 
 from ksched.example import write_example
+from tests.readme_commands import section_commands
 
 README = Path(__file__).parent.parent / "README.md"
 SECTION = "## Planning a heterogeneous GPU cluster"
@@ -23,15 +23,7 @@ def _section() -> str:
 
 
 def _commands() -> list[tuple[list[str], str]]:
-    """Each ``ksched`` command of the section (continuation lines joined) with the text
-    block shown after it."""
-    pairs = re.findall(r"```bash\n(.*?)```\s*```text\n(.*?)```", _section(), flags=re.S)
-    out = []
-    for script, shown in pairs:
-        lines = script.replace("\\\n", " ").splitlines()
-        command = next(line for line in lines[::-1] if line.startswith("ksched "))
-        out.append((shlex.split(command)[1:], shown))
-    return out
+    return section_commands(SECTION)
 
 
 @pytest.fixture(scope="module")
