@@ -334,6 +334,17 @@ class Driver:
             fast.fail_epoch[:] = -1
         return removed
 
+    def replace(self, pod: Pod) -> tuple[Pod, Pod]:
+        """A bound pod changed in place, the cache's ``UpdatePod`` (``RemovePod``, then
+        ``AddPod`` on the same node): ``pod`` takes the place of the bound pod of its key.
+        Returns the old and the new pod, both bound."""
+        [old] = self.remove([pod.key])
+        pod = pod if pod.node_name == old.node_name else pod.bound_to(old.node_name)
+        node = self.assumer.state.node_index[old.node_name]
+        self.assumer.assume(pod, node)
+        self.node_version[node] += 1
+        return old, pod
+
     def forget_class(self, key: str) -> None:
         """The pod ``key`` changed or went: its class is found again next time."""
         self._classes.pop(key, None)

@@ -1,11 +1,12 @@
 """A time-driven simulation of kube-scheduler over a timeline of cluster events.
 
 The :class:`Simulator` feeds a :class:`~ksched.queue.SchedulingQueue` from a timeline (pods
-created, finishing or deleted; nodes added, cordoned or removed) and runs kube-scheduler's loop
-(``pkg/scheduler/schedule_one.go``) on a virtual clock: pop a pod, run the scheduling cycle,
-on success assume it and run Reserve, Permit and the binding cycle (PreBind, Bind, PostBind),
-on failure run PostFilter (DefaultPreemption) and hand the pod back to the queue. Cycles take
-no virtual time; the clock jumps to the next event, backoff expiry or queue flush.
+created, updated (bound ones in place), finishing or deleted; nodes added, cordoned or
+removed) and runs kube-scheduler's loop (``pkg/scheduler/schedule_one.go``) on a virtual
+clock: pop a pod, run the scheduling cycle, on success assume it and run Reserve, Permit and the
+binding cycle (PreBind, Bind, PostBind), on failure run PostFilter (DefaultPreemption) and hand
+the pod back to the queue. Cycles take no virtual time; the clock jumps to the next event,
+backoff expiry or queue flush.
 
 Each cycle goes through the :class:`~ksched.driver.Driver` ``schedule_batch`` uses too. Pods
 whose cycle the compiled loop models exactly (no pods counted: no spreading, no pod affinity of
@@ -22,7 +23,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import numbers
 import time as wallclock
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -51,7 +51,6 @@ from ksched.disruption import pdb_status, workload_replicas
 from ksched.driver import Counters, Driver
 from ksched.dra.controller import claims_created, claims_released
 from ksched.engine import no_profile_reason
-from ksched.errors import ArgumentError
 from ksched.compiled_preemption import Failure
 from ksched.framework.diagnosis import SchedulingError
 from ksched.framework.interfaces import Cycle
@@ -73,34 +72,13 @@ from ksched.inputs import (
 from ksched.io import admit_priorities
 from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
-from ksched.queue.hints import PodAddHints
+from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
+from ksched.sim_support import Placed, finite_argument
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
 from ksched.utilisation import UtilisationMeter
 from ksched.waiting_pods import WaitingPod, WaitingPods
-
-
-class _Placed:
-    """The pod as bound, made on first call (most preempting attempts bind nothing): started
-    now, its nomination done with."""
-
-    __slots__ = ("pod", "start_time", "_made")
-
-    def __init__(self, pod: Pod, start_time: float) -> None:
-        self.pod, self.start_time, self._made = pod, start_time, None
-
-    def __call__(self) -> Pod:
-        if self._made is None:
-            self._made = self.pod.with_status(self.start_time, "")
-        return self._made
-
-
-def _finite(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(value):
-        raise ArgumentError(f"Simulator: {field}: must be a finite number, got {value!r}")
-    return float(value)
 
 
 class Simulator:
@@ -144,7 +122,8 @@ class Simulator:
         #: DynamicResources per profile: its PreEnqueue holds pods whose claims are missing.
         self._claim_plugins = {name: p for name, fw in self.frameworks.items()
                                for n, p in fw.points["preFilter"] if n == "DynamicResources"}
-        self._pod_add = PodAddHints({name: fw.plugins for name, fw in self.frameworks.items()})
+        plugins = {name: fw.plugins for name, fw in self.frameworks.items()}
+        self._pod_add, self._pod_update = PodAddHints(plugins), PodUpdateHints(plugins)
         if percentage_of_nodes_to_score is None:
             percentage_of_nodes_to_score = (self.config.percentage_of_nodes_to_score
                                             if self.config else 0)
@@ -155,7 +134,7 @@ class Simulator:
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
         self.use_fast_path = check_flag(fast_path, "fast_path")
-        self.start_time = _finite(start_time, "start_time")
+        self.start_time = finite_argument(start_time, "start_time")
         self.sample_every = as_seconds(sample_every, "Simulator", "sample_every", positive=True,
                                        argument=True)
         self.cycle_seconds = as_seconds(cycle_seconds, "Simulator", "cycle_seconds", argument=True)
@@ -349,17 +328,32 @@ class Simulator:
         self._timed(self.queue.add, pod)
 
     def _update(self, pod: Pod) -> None:
-        """A pending pod changed (``Update``); changes to bound pods are not modelled."""
+        """A pod changed: pending (``Update``) or bound (:meth:`_update_bound`)."""
         pod = admit_priorities([pod], self.priority_classes)[0]
-        old = self._pods.get(pod.key)
-        if old is None or self.assumer.row_of(pod.key) is not None \
-                or pod.key in self.waiting_pods:
+        old, row = self._pods.get(pod.key), self.assumer.row_of(pod.key)
+        if pod.key in self.waiting_pods:
+            return
+        if row is not None:
+            self._update_bound(pod.with_status(self.assumer.logged(row).start_time, ""))
+            return
+        if old is None:
             return
         if old.nominated_node_name and not pod.nominated_node_name:
             pod = attrs.evolve(pod, nominated_node_name=old.nominated_node_name)
         self._pods[pod.key] = pod
         self.driver.forget_class(pod.key)
         self._timed(self.queue.update, old, pod)
+
+    def _update_bound(self, pod: Pod) -> None:
+        """``updatePodInCache``: a bound pod changed in place (labels, requests), kept on its
+        node: the cache's ``UpdatePod``, then the events of the change for the queue."""
+        old, pod = self.driver.replace(pod)
+        self._usage.remove(self.assumer.footprint(old)[0])
+        self._usage.add(self.assumer.footprint(pod)[0])
+        self._pods[pod.key] = pod
+        if self.pdbs:
+            self._update_pdbs()
+        self._timed(self._pod_update.send, self.queue, old, pod, self.assumer.state)
 
     def _delete(self, key: str, outcome: str) -> None:
         """A pod goes away: off its node (freeing it), out of the queue, or out of Permit."""
@@ -459,7 +453,7 @@ class Simulator:
         """``ScheduleOne``: find a node; assume and bind, or run PostFilter and requeue."""
         framework = self.frameworks[pod.scheduler_name]
         nominated = self._nominations()
-        placed = _Placed(pod, self.start_time + self.now)
+        placed = Placed(pod, self.start_time + self.now)
         try:
             outcome = self.driver.schedule_one(framework, info.key, pod, placed, nominated,
                                                compiled=self.use_fast_path, pdbs=self.pdbs,

@@ -378,7 +378,7 @@ WORKLOADS = {w.name: w for w in [
     Workload("StatefulSetClaims/5000Nodes_10000Pods", 5000, 1000, 10000, stateful_set_claims),
     Workload("SchedulingWithResourceClaimTemplate/500Nodes_5000Pods", 500, 0, 5000,
              scheduling_with_claim_template),
-    Workload("SteadyStateClusterResourceClaimTemplate/half_500Nodes", 500, 2500, 2500,
+    Workload("SteadyStateClusterResourceClaimTemplate/half_500Nodes/one-batch", 500, 2500, 2500,
              steady_state_half),
 ]}
 

@@ -77,8 +77,6 @@ def skip_reason(workload: Workload) -> str | None:
             return f"op {i} {code}: dynamic resource allocation ops are not modelled here"
         if code not in _KNOWN_OPS:
             return f"op {i} {code}: not supported"
-        if code == "updateAny" and "resize" in (op.get("subresources") or ()):
-            return f"op {i} updateAny: updates bound pods (in-place resize), not modelled"
     return None
 
 

@@ -8,9 +8,11 @@ Attempted``; a gated pod counts as attempted, as its ``PodScheduled=False`` cond
 upstream); ``deletePods`` deletes at ``deletePodsPerSecond`` (pods with finalizers stay,
 terminating, as they do upstream); ``churn`` runs in the background until the last op is
 done; ``createNodes`` and node ``updateAny`` change the nodes at once (one cluster event per
-op, not one per node); ``createPodSets`` creates its namespaces' pods at once and waits for
-them all; the PersistentVolumes and claims of a ``createPods`` op are added to the simulator's
-storage before its pods; ``startCollectingMetrics`` / ``stopCollectingMetrics`` and measured
+op, not one per node); pod ``updateAny`` updates its pods at once, pending or bound (a bound
+pod's labels, or with ``subresources: [resize]`` its containers' requests, changed in place);
+``createPodSets`` creates its namespaces' pods at once and waits for them all; the
+PersistentVolumes and claims of a ``createPods`` op are added to the simulator's storage
+before its pods; ``startCollectingMetrics`` / ``stopCollectingMetrics`` and measured
 ``createPods`` open and close measurement windows. A wait that can no longer be met (no pod
 is active or backing off, no event is due but churn) is given up and noted, where upstream
 would time out.
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ksched.api import Pod
@@ -62,6 +65,8 @@ class OpScript:
         self.deleted: set[str] = set()
         #: Every pod the workload created, the batch path's included (by key).
         self.created: dict[str, Pod] = world.pods
+        #: The latest version updateAny sent of each pod it updated (by key).
+        self.updated: dict[str, Pod] = {}
         self.windows: list[_Window] = []
         self.open: _Window | None = None
         self.churn: list[dict[str, Any]] = []
@@ -226,7 +231,12 @@ class OpScript:
             return None
         for obj in objs:
             obj.setdefault("metadata", {})["namespace"] = op.get("namespace") or "default"
+        resize = "resize" in (op.get("subresources") or ())
         for pod in read_objects(manifests_of(objs)).pods:
+            if resize:  # the resize subresource changes the containers' resources only
+                pod = attrs.evolve(self.updated.get(pod.key) or self.created[pod.key],
+                                   containers=pod.containers)
+            self.updated[pod.key] = pod
             self._push(sim, Event(sim.now, "update", pod=pod))
         return None
 

@@ -561,6 +561,31 @@ class InterPodAffinity:
                 return False
         return True
 
+    #: The assigned-pod updates it registers for (``EventsToRegister``: Pod/UpdatePodLabel).
+    POD_UPDATE_ACTIONS: ClassVar[tuple[str, ...]] = ("UpdatePodLabel",)
+
+    def schedulable_after_pod_updated(self, target: Pod, old: Pod, new: Pod,
+                                      state: ClusterState) -> bool:
+        """``isSchedulableAfterPodChange`` for an updated bound pod: Queue when it now matches
+        all of ``target``'s required affinity terms and did not before, or matched all its
+        required anti-affinity terms and no longer does (``podMatchesAllAffinityTerms``: no
+        terms match nothing); Queue too when a required term does not parse."""
+        if not new.node_name or not old.node_name:
+            return False
+        terms = existing_pod_terms(target)
+        affinity, anti = terms.required_affinity, terms.required_anti_affinity
+        if _unparsed(target.pod_affinity, affinity) \
+                or _unparsed(target.pod_anti_affinity, anti):
+            return True
+        if _matches_all(affinity, new) and not _matches_all(affinity, old):
+            return True
+        return _matches_all(anti, old) and not _matches_all(anti, new)
+
+
+def _matches_all(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
+    """``podMatchesAllAffinityTerms``: some terms, each matching ``pod``."""
+    return bool(terms) and all(term.matches(pod, None) for term in terms)
+
 
 def _unparsed(affinity: PodAffinity | None, parsed: tuple[AffinityTerm, ...]) -> bool:
     """Whether ``affinity`` has required terms and ``parsed`` none: they did not parse."""

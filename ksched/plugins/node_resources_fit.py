@@ -176,6 +176,23 @@ class NodeResourcesFit:
         """The scoring strategy's kernel code (``kernels.LEAST_ALLOCATED``...)."""
         return STRATEGY_CODES[self.args.strategy]
 
+    #: The assigned-pod updates it registers for (``EventsToRegister`` with
+    #: InPlacePodVerticalScaling, v1.35's default: Pod/UpdatePodScaleDown).
+    POD_UPDATE_ACTIONS: ClassVar[tuple[str, ...]] = ("UpdatePodScaleDown",)
+
+    def schedulable_after_pod_updated(self, target: Pod, old: Pod, new: Pod,
+                                      state: ClusterState) -> bool:
+        """``isSchedulableAfterPodEvent`` for an updated pod (``isResourceScaleDown``): Queue
+        when the pod is bound and its request of cpu, memory, ephemeral storage or a scalar
+        resource that ``target`` requests (non-zero) went down."""
+        if not new.node_name:
+            return False
+        before, after = pod_requests(old), pod_requests(new)
+        return any(amount and (name in (CPU, MEMORY, EPHEMERAL_STORAGE)
+                               or is_scalar_resource(name))
+                   and before.get(name, 0) > after.get(name, 0)
+                   for name, amount in pod_requests(target).items())
+
     def score(self, cycle: Cycle, nodes: NodeIndices) -> np.ndarray:
         columns, sources, amounts, weights = cycle_data(cycle, self.NAME + "/score",
                                                         lambda: self.score_inputs(cycle))

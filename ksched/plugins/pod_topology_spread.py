@@ -414,6 +414,26 @@ class PodTopologySpread:
             return True
         return any(c.selector.matches(added.labels) for c in constraints)
 
+    #: The assigned-pod updates it registers for (``EventsToRegister``: Pod/UpdatePodLabel).
+    POD_UPDATE_ACTIONS: ClassVar[tuple[str, ...]] = ("UpdatePodLabel",)
+
+    def schedulable_after_pod_updated(self, target: Pod, old: Pod, new: Pod,
+                                      state: ClusterState) -> bool:
+        """``isSchedulableAfterPodChange`` for an updated bound pod: Queue when it takes part
+        in ``target``'s spreading (bound in its namespace), its labels changed and one of
+        ``target``'s hard constraints selects the old labels but not the new ones or the
+        reverse; Queue too when a selector does not parse."""
+        if not (new.node_name and old.node_name and new.namespace == target.namespace):
+            return False
+        try:
+            constraints = build_constraints(target, DO_NOT_SCHEDULE, self.args, state)
+        except ValueError:
+            return True
+        if dict(old.labels) == dict(new.labels):
+            return False
+        return any(c.selector.matches(old.labels) != c.selector.matches(new.labels)
+                   for c in constraints)
+
 
 def _per_domain(values: np.ndarray, counts: np.ndarray, eligible: np.ndarray,
                 size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ import attrs
 
 from ksched.api import Pod
 from ksched.queue.queued_pod_info import Hint
+from ksched.resources import pod_requests
 
 __all__ = ["ASSIGNED_POD_ADD", "ASSIGNED_POD_DELETE", "BACKOFF_COMPLETE", "FORCE_ACTIVATE",
            "NODE_ADD", "NODE_UPDATE", "SCHEDULE_ATTEMPT_FAILURE", "SCHEDULING_GATES",
@@ -45,8 +46,9 @@ class ClusterEvent:
 def pod_update_events(old: Pod | None, new: Pod) -> list[str]:
     """Event labels of a pod update (``framework.PodSchedulingPropertiesChange``).
 
-    Models the label, scheduling-gate and toleration extractors; a request scale-down and
-    generated resource-claim changes fall under the general ``Update``.
+    Models the label, scale-down (``extractPodScaleDown``: a resource request lowered or
+    gone), scheduling-gate and toleration extractors; generated resource-claim changes fall
+    under the general ``Update``.
     """
     resource = "UnschedulablePod" if not new.node_name else "AssignedPod"
     if old is None:
@@ -54,8 +56,20 @@ def pod_update_events(old: Pod | None, new: Pod) -> list[str]:
     actions = []
     if dict(old.labels) != dict(new.labels):
         actions.append("UpdatePodLabel")
+    if _scaled_down(old, new):
+        actions.append("UpdatePodScaleDown")
     if not getattr(new, "scheduling_gates", ()) and getattr(old, "scheduling_gates", ()):
         actions.append("UpdatePodSchedulingGatesEliminated")
     if len(new.tolerations) != len(old.tolerations):
         actions.append("UpdatePodToleration")
     return [resource + a for a in actions] or [resource + "Update"]
+
+
+def _scaled_down(old: Pod, new: Pod) -> bool:
+    """``extractPodScaleDown``: some resource ``old`` requests is requested less or not at all
+    by ``new`` (``PodRequests``, the spec's requests: ksched reads no resize status)."""
+    if old.containers is new.containers and old.init_containers is new.init_containers \
+            and old.overhead is new.overhead and old.pod_requests is new.pod_requests:
+        return False
+    before, after = pod_requests(old), pod_requests(new)
+    return any(name not in after or amount > after[name] for name, amount in before.items())
