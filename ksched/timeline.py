@@ -76,8 +76,9 @@ class Event:
     """One timeline entry.
 
     ``create`` takes ``pod`` (and optionally ``duration``: how long it runs once bound, after
-    which it finishes and frees its node); ``update`` takes the new ``pod`` of a pending pod
-    (removing its scheduling gates, say); ``delete`` (the pod is deleted) and ``finish`` (it
+    which it finishes and frees its node); ``update`` takes the new ``pod``: of a pending pod
+    (removing its scheduling gates, say), or of a bound one, which keeps its node (new labels,
+    or requests lowered in place); ``delete`` (the pod is deleted) and ``finish`` (it
     completed) take ``name``, a pod key ``namespace/name`` (a bare name is in ``default``);
     ``node-add`` takes ``node``; ``node-remove``, ``cordon`` and ``uncordon`` take ``name``, a
     node name. ``time`` and ``duration`` are finite seconds >= 0. Pods are anything
