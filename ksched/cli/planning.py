@@ -158,12 +158,14 @@ def _plan(args: argparse.Namespace) -> int:
                  for source in args.workloads]  # manifests: plan expands the controllers
     node_types, prices = [], {}
     for path, price in args.node_type:
-        nodes = inputs.objects(path).nodes
-        if not nodes:
+        objects = inputs.objects(path)
+        if not objects.nodes:
             raise UsageError(f"--node-type {path}: no Node to use as a node type")
-        node_types.append(nodes[0])
+        node = objects.nodes[0]  # with the file's ResourceSlices: a type with devices
+        node_types.append((node, objects.resource_slices) if objects.resource_slices
+                          else node)
         if price is not None:
-            prices[nodes[0].name] = price
+            prices[node.name] = price
     try:
         with progress_bar("schedules") as bar:
             report = plan(cluster, workloads, node_types, prices=prices or None,
@@ -172,7 +174,9 @@ def _plan(args: argparse.Namespace) -> int:
                           priority_classes=classes, tie_break=args.tie_break,
                           seed=args.seed, progress=bar.update if bar is not None else None)
     except ArgumentError as exc:
-        raise UsageError(_plan_option(str(exc))) from None
+        message = re.sub(r"^node_types\[(\d+)\]", lambda m: "--node-type "
+                         + args.node_type[int(m[1])][0], str(exc))
+        raise UsageError(_plan_option(message)) from None
     sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n" if args.output == "json"
                      else str(report) + "\n")
     if report.status == OUT_OF_BUDGET:
@@ -261,7 +265,8 @@ def add_parsers(sub: Any) -> None:
                    help="files with the workloads and pods to make room for")
     p.add_argument("--node-type", action="append", required=True, metavar="FILE[=PRICE]",
                    type=file_and_number(number(0.0), "price", optional=True),
-                   help="a Node manifest to add copies of, with its price (repeatable)")
+                   help="a Node manifest to add copies of, with its price (repeatable); "
+                        "ResourceSlices in the file that name the Node go with each copy")
     p.add_argument("--max-nodes", type=integer(0, MAX_NODES), default=None,
                    help="budget: the most new nodes in all (default: no limit)")
     p.add_argument("--max-cost", type=number(0.0), default=None,

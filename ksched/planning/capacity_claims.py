@@ -32,15 +32,17 @@ def has_template_claims(pod: Any) -> bool:
     return any(not claim_name for _, claim_name, _ in pod.claim_sources)
 
 
-def claim_copies(state: Any, table: PodTable) -> tuple[Any, PodTable]:
+def claim_copies(state: Any, table: PodTable, keep_statuses: bool = False
+                 ) -> tuple[Any, PodTable]:
     """(``state`` with the copies' generated claims, the copies with their claim statuses).
     A template's own ``status.resourceClaimStatuses`` are dropped first (a copy is a new
-    pod); a template that does not exist makes no claim (PreEnqueue holds the copy)."""
+    pod) unless ``keep_statuses`` (entries with a status then make no claim); a template
+    that does not exist makes no claim (PreEnqueue holds the copy)."""
     dra = dra_objects(state)
     pods, made = [], []
     for pod in table:
         if has_template_claims(pod):
-            if pod.claim_statuses:
+            if pod.claim_statuses and not keep_statuses:
                 pod = attrs.evolve(pod, claim_statuses=())
             pod, claims = generate_claims(pod, dra)
             made += claims

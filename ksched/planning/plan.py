@@ -43,7 +43,6 @@ from ksched.engine import Placement, Result
 from ksched.errors import ArgumentError
 from ksched.inputs import (
     as_cluster,
-    as_node,
     as_pods,
     check_progress,
     check_seed,
@@ -52,7 +51,7 @@ from ksched.inputs import (
 )
 from ksched.io import admit_priorities, iter_manifests
 from ksched.limits import MAX_NODES, check_count
-from ksched.planning import plan_bound, plan_gap
+from ksched.planning import plan_bound, plan_devices, plan_gap
 from ksched.planning.plan_gap import Need, TypeUse
 from ksched.planning.plan_model import Groups, Planner, Unfit, Workloads, pinned_to_existing
 from ksched.planning.plan_search import Budget, OutOfBudget, Search, Trial
@@ -247,21 +246,6 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 # =========================================================================== arguments
 
 
-def _node_types(node_types: Any) -> tuple[Node, ...]:
-    if isinstance(node_types, Node | Mapping) or not isinstance(node_types, Sequence) \
-            or isinstance(node_types, str | bytes):
-        raise ArgumentError("node_types: expected a list of Node records or Node manifests, "
-                            f"got {type(node_types).__name__}")
-    if not node_types:
-        raise ArgumentError("node_types: empty; give at least one node type")
-    types = tuple(as_node(t, f"node_types[{i}]") for i, t in enumerate(node_types))
-    names = [t.name for t in types]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise ArgumentError(f"node_types[{i}]: duplicate node type name {name!r}")
-    return types
-
-
 def _prices(prices: Any, types: Sequence[Node]) -> dict[str, float]:
     if prices is None:
         return {}
@@ -355,10 +339,13 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
         volumeClaimTemplates give its claims), PriorityClasses, or pods (any form
         :func:`ksched.inputs.as_pods` takes): the pending pods that must all schedule, in
         the order the queue pops them.
-    node_types : sequence of Node or Mapping
+    node_types : sequence of Node, Mapping or (Node, slices)
         Node records or Node manifests used as templates; node ``k`` of type ``t`` is named
         ``<t.name>-plan-<k>`` with that hostname label, other labels, taints and allocatable
-        copied.
+        copied. A type with devices is a ``(node, ResourceSlices)`` pair or a ``List``
+        manifest of one Node and its ResourceSlices (node-local, naming the node): each new
+        node gets its own copies (:mod:`ksched.planning.plan_devices`), and pending pods'
+        claims from templates are generated as the resourceclaim controller makes them.
     prices : Mapping[str, float], optional
         Node type name -> price per node (>= 0; types left out cost 0). Without prices the
         node count is minimised.
@@ -402,14 +389,16 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
     ({'m': 3}, {'m': 3}, 'complete')
     """
     start = time.monotonic()
-    types = _node_types(node_types)
+    types, slices = plan_devices.node_types(node_types)
     price_map = _prices(prices, types)
     budget = Budget(_max_nodes(max_nodes), _max_cost(max_cost), _time_limit(time_limit), start)
     progress = check_progress(progress)
     state = as_cluster(cluster)
     classes = merged_classes(state, _priority_classes(priority_classes))
-    planner = Planner(state, types, price_map, _workloads(workloads, classes),
-                      profile, check_tie_break(tie_break), check_seed(seed))
+    work = _workloads(workloads, classes)
+    state, pods = plan_devices.with_claims(state, work.pods)
+    planner = Planner(state, types, price_map, attrs.evolve(work, pods=pods),
+                      profile, check_tie_break(tie_break), check_seed(seed), slices)
     return _Plan(planner, budget, progress).run()
 
 
@@ -431,6 +420,9 @@ class _Plan:
         self.groups = Groups.of([self.pending[i] for i in self.free_rows])
         self.fits, self.reasons = planner.type_fit(self.groups)
         self.alloc = planner.effective(self.groups.resources)
+        self.devices = plan_devices.device_columns(self.groups.probes, planner.types,
+                                                   planner.slices, self.base)
+        self.requests = np.hstack([self.groups.requests, self.devices.requests])
         self.group_of = np.full(len(self.pending), -1, np.int64)
         for g, members in enumerate(self.groups.members):
             self.group_of[[self.free_rows[i] for i in members]] = g
@@ -473,13 +465,15 @@ class _Plan:
 
     def _bound(self) -> plan_bound.Bound:
         keep = self.fits.any(axis=1)
-        req, counts = self.groups.requests[keep], self.groups.counts[keep]
+        req, counts = self.requests[keep], self.groups.counts[keep]
         static = self.planner.existing_fit(Groups(
             tuple(p for p, k in zip(self.groups.probes, keep) if k), (), self.groups.resources,
-            req), self.base)
-        pools = plan_bound.existing_pools(static, self._free(), req)
+            self.groups.requests[keep]), self.base)
+        free = np.hstack([self._free(), self.devices.free])
+        pools = plan_bound.existing_pools(static, free, req)
         left = self.budget.left()
-        return plan_bound.solve(req, counts, self.fits[keep], self.alloc, self.prices, pools,
+        alloc = np.hstack([self.alloc, self.devices.allocatable])
+        return plan_bound.solve(req, counts, self.fits[keep], alloc, self.prices, pools,
                                 None if left is None else max(left / 4, 1.0))
 
     def _free(self) -> npt.NDArray[np.int64]:
@@ -508,10 +502,10 @@ class _Plan:
         """The cheapest new nodes that hold the ``failed`` pods alone (at least one)."""
         counts = np.bincount(self.group_of[failed], minlength=len(self.groups.probes))
         keep = counts > 0
-        bound = plan_bound.solve(self.groups.requests[keep], counts[keep], self.fits[keep],
-                                 self.alloc, self.prices,
-                                 plan_bound.Pools.none(int(keep.sum()),
-                                                       len(self.groups.resources)))
+        bound = plan_bound.solve(self.requests[keep], counts[keep], self.fits[keep],
+                                 np.hstack([self.alloc, self.devices.allocatable]),
+                                 self.prices, plan_bound.Pools.none(int(keep.sum()),
+                                                                    self.requests.shape[1]))
         step = bound.counts if bound.counts is not None else np.zeros_like(self.prices,
                                                                           np.int64)
         if not step.sum():

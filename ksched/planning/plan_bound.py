@@ -11,7 +11,9 @@ group. ``x`` and ``e`` are continuous: a relaxation.
 Constraints: every group's pods are placed (``sum_t x[g, t] + sum_p e[g, p] = count[g]``);
 per type and resource, ``sum_g x[g, t] * request[g] <= n[t] * allocatable[t]`` (allocatable
 less the DaemonSet pods'); per pool and resource, ``sum_g e[g, p] * request[g] <= free[p]``
-(the pool's unused allocatable). Objective: the total price (then, among the cheapest, the
+(the pool's unused allocatable). Devices that claims from templates ask for join the resources
+as one column per DeviceClass (:func:`ksched.planning.plan_devices.device_columns`, a
+relaxation). Objective: the total price (then, among the cheapest, the
 fewest nodes); without prices the node count.
 
 Any placement the scheduler finds satisfies these constraints, so the optimum is a lower

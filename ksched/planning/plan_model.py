@@ -22,7 +22,10 @@ from ksched.api import Node, Pod
 from ksched.constants import PODS
 from ksched.engine import Result, schedule_batch
 from ksched.explain import explain
+from ksched.dra.state import DraObjects, dra_objects
 from ksched.inputs import as_pod_table, node_from_template
+from ksched.planning.capacity_claims import claim_copies, has_template_claims
+from ksched.planning.plan_devices import slice_copies
 from ksched.planning.workloads import expand_workloads
 from ksched.resources import pod_requests
 from ksched.state import ClusterState
@@ -110,7 +113,8 @@ class Groups:
         index: dict[Pod, list[int]] = {}
         for i, pod in enumerate(pods):
             labels = {k: v for k, v in pod.labels.items() if k not in _PER_POD_LABELS}
-            key = attrs.evolve(pod, name=PROBE, uid="", labels=labels, creation_time=None)
+            key = attrs.evolve(pod, name=PROBE, uid="", labels=labels, creation_time=None,
+                               claim_statuses=())
             index.setdefault(key, []).append(i)
         probes = tuple(index)
         wanted = [{**pod_requests(p), PODS: 1} for p in probes]
@@ -144,6 +148,7 @@ class Planner:
     work : the workloads.
     profile : the scheduling profile (or configuration).
     tie_break, seed : how every exact schedule breaks ties (as :func:`ksched.schedule_batch`).
+    slices : type name -> the ResourceSlices each new node of the type gets a copy of.
     """
 
     cluster: ClusterState
@@ -153,6 +158,7 @@ class Planner:
     profile: Any
     tie_break: str = "round-robin"
     seed: int | None = 0
+    slices: dict = attrs.field(factory=dict)
     _daemons: dict = attrs.field(factory=dict, init=False)
     #: Made once per plan: the new nodes per type (grown as needed), the pending pods' table.
     _made: dict = attrs.field(factory=dict, init=False)
@@ -161,8 +167,12 @@ class Planner:
         """The cluster with the workloads' objects and claims, no new node."""
         return self._with_nodes(list(self.cluster.nodes))
 
-    def _with_nodes(self, nodes: list[Node]) -> ClusterState:
+    def _with_nodes(self, nodes: list[Node], slices: Sequence[Any] = ()) -> ClusterState:
         objects = dict(self.cluster.objects)
+        if slices:
+            dra = dra_objects(self.cluster)
+            objects["dra"] = DraObjects(dra.device_classes, dra.resource_slices + tuple(slices),
+                                        dra.resource_claims, dra.resource_claim_templates)
         if self.work.objects:
             objects["workloads"] = tuple(objects.get("workloads", ())) + self.work.objects
         state = ClusterState.from_records(nodes, tuple(self.cluster.pods),
@@ -181,12 +191,21 @@ class Planner:
         made += [new_node(template, k) for k in range(len(made), count)]
         return made[:count]
 
+    def new_slices(self, template: Node, count: int) -> list[Any]:
+        """The ResourceSlices of new nodes 0 to ``count - 1`` of ``template``'s type."""
+        own = self.slices.get(template.name, ())
+        if not own:
+            return []
+        return [s for node in self.new_nodes(template, count)
+                for s in slice_copies(template, own, node.name)]
+
     def build(self, counts: Mapping[str, int]) -> tuple[ClusterState, tuple[Pod, ...]]:
         """The cluster with ``counts`` new nodes of each type (the DaemonSet pods that fit a
         type bound to its new nodes) and the pending pods: DaemonSet pods of the existing
         nodes first, then the workloads'."""
         state = self._with_nodes(list(self.cluster.nodes) + [
-            node for t in self.types for node in self.new_nodes(t, counts.get(t.name, 0))])
+            node for t in self.types for node in self.new_nodes(t, counts.get(t.name, 0))],
+            [s for t in self.types for s in self.new_slices(t, counts.get(t.name, 0))])
         if not self.work.daemon_sets:
             return state, self.work.pods
         daemons = expand_workloads(self.work.daemon_sets, cluster=state).pods
@@ -263,7 +282,10 @@ class Planner:
         for g, probe in enumerate(groups.probes):
             why = {}
             for j, (t, single) in enumerate(zip(self.types, singles)):
-                placement = schedule_batch(single, [probe], profile=self.profile).placements[0]
+                pods: Any = [probe]
+                if has_template_claims(probe):  # the probe's own claims, as a new pod's
+                    single, pods = claim_copies(single, as_pod_table(pods))
+                placement = schedule_batch(single, pods, profile=self.profile).placements[0]
                 fits[g, j] = placement.node is not None
                 if placement.node is None:
                     why[t.name] = placement.reason
@@ -290,13 +312,15 @@ class Planner:
 
 
 def _without_requests(pod: Pod) -> Pod:
-    """``pod`` with no container, init container, overhead or pod-level requests/limits."""
+    """``pod`` with no container, init container, overhead or pod-level requests/limits,
+    and no resource claims (their devices are the bound's device columns)."""
     def bare(containers: Sequence[Any]) -> tuple:
         return tuple(attrs.evolve(c, requests={}, limits={}) for c in containers)
 
     return attrs.evolve(pod, containers=bare(pod.containers),
                         init_containers=bare(pod.init_containers), overhead={},
-                        pod_requests=None, pod_limits=None)
+                        pod_requests=None, pod_limits=None, resource_claims=(),
+                        claim_sources=(), claim_statuses=())
 
 
 def pinned_to_existing(pods: Sequence[Pod], cluster: ClusterState) -> list[bool]:
