@@ -229,6 +229,10 @@ class Assumer:
             return None
         return int(self._serial[:len(self._log)].searchsorted(serial))
 
+    def node_row(self, row: int) -> int:
+        """The node (its row in ``state``) of the pod logged at ``row``."""
+        return int(self._pod_node[row])
+
     def logged(self, row: int) -> Pod:
         """The pod logged at ``row`` as recorded: one placed here may have no
         ``spec.nodeName`` (:func:`ksched.bound_pods.log_pod`)."""

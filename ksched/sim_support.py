@@ -7,10 +7,14 @@ import math
 import numbers
 from typing import Any
 
-from ksched.api import Pod
-from ksched.errors import ArgumentError
+import numpy as np
 
-__all__ = ["Placed", "finite_argument"]
+from ksched.api import Pod
+from ksched.constants import CPU
+from ksched.errors import ArgumentError, InvalidObjectError
+from ksched.state import ClusterState
+
+__all__ = ["Placed", "check_resize", "finite_argument"]
 
 
 class Placed:
@@ -34,3 +38,21 @@ def finite_argument(value: Any, field: str) -> float:
             or not math.isfinite(value):
         raise ArgumentError(f"Simulator: {field}: must be a finite number, got {value!r}")
     return float(value)
+
+
+def check_resize(state: ClusterState, node: int, pod: Pod, asked: np.ndarray) -> None:
+    """Refuses an in-place update of a pod bound to node row ``node`` that asks the node for
+    more than it has in all (``asked``: what the pod adds to its node's ``requested``): the
+    kubelet marks such a resize Infeasible and the scheduler keeps counting the pod's old
+    resources, which ksched does not model (a resize within the allocatable counts the new
+    requests at once)."""
+    over = np.flatnonzero(asked > state.allocatable[node])
+    if len(over):
+        column = int(over[0])
+        name = state.resource_names[column]
+        unit = "m" if column == state.resource_column(CPU) else ""
+        raise InvalidObjectError(
+            f"pod {pod.key}", "spec.containers[*].resources.requests",
+            f"{name} {asked[column]}{unit} is more than node {state.node_names[node]}'s "
+            f"allocatable {state.allocatable[node, column]}{unit}: the kubelet marks this "
+            "in-place resize Infeasible, which ksched does not model")

@@ -74,7 +74,7 @@ from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
-from ksched.sim_support import Placed, finite_argument
+from ksched.sim_support import Placed, check_resize, finite_argument
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
 from ksched.utilisation import UtilisationMeter
@@ -334,6 +334,8 @@ class Simulator:
         if pod.key in self.waiting_pods:
             return
         if row is not None:
+            check_resize(self.assumer.state, self.assumer.node_row(row), pod,
+                         self.assumer.footprint(pod)[0])
             self._update_bound(pod.with_status(self.assumer.logged(row).start_time, ""))
             return
         if old is None:

@@ -8,7 +8,9 @@ the plugins registered for it: NodeResourcesFit for UpdatePodScaleDown
 
 from __future__ import annotations
 
-from ksched import ClusterState, Container, Node, Pod
+import pytest
+
+from ksched import ClusterState, Container, InvalidObjectError, Node, Pod
 from ksched.api import LabelSelector, PodAffinity, PodAffinityTerm, TopologySpreadConstraint
 from ksched.plugins.inter_pod_affinity import InterPodAffinity
 from ksched.plugins.node_resources_fit import NodeResourcesFit
@@ -120,3 +122,18 @@ def test_a_pod_bound_at_time_zero_can_be_resized():
     result = Simulator(cluster).run([Event(1, "create", pod=pod("big", 2000)),
                                      Event(20, "update", pod=pod("filler", 1000))])
     assert history(result, "big") == [(1, "unschedulable", None), (20, "bound", "n1")]
+
+
+def test_a_resize_beyond_the_nodes_allocatable_is_refused() -> None:
+    """The kubelet marks it Infeasible (the scheduler keeps the old requests): not modelled,
+    so refused by name, not counted as an overcommitted node."""
+    node = Node("n1", allocatable={"cpu": "2", "memory": "4Gi", "pods": 10})
+    small = Pod("a", containers=[Container("c", requests={"cpu": "1"})])
+    big = Pod("a", containers=[Container("c", requests={"cpu": "5"})])
+    with pytest.raises(InvalidObjectError) as raised:
+        Simulator(ClusterState.from_records([node])).run(
+            [Event(0, "create", pod=small), Event(5, "update", pod=big)])
+    assert str(raised.value) == (
+        "pod default/a: spec.containers[*].resources.requests: cpu 5000m is more than node "
+        "n1's allocatable 2000m: the kubelet marks this in-place resize Infeasible, which "
+        "ksched does not model")
