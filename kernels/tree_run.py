@@ -346,7 +346,7 @@ def _allowed(c, values, allowed, spreading):
         allowed[d] = counter_counts[entry[0], values[d]] + entry[2] - minimum <= entry[1]
 
 
-@jit(_nrt=False, inline="always")
+@jit(_nrt=False)  # not inlined: each inlined copy is typed anew (a second of cold start)
 def _leaf(node, c, leaf_score, position, local, scoring):
     """Whether ``node`` passes class ``c``'s node-local filters but anti-affinity
     (:func:`_anti_ok`) and, when it does, its score into ``leaf_score[position]`` (computed
@@ -375,7 +375,7 @@ def _fill_leaves(c, leaf_of, leaf_ok, leaf_score, local, scoring):
     """Every node's leaf (:func:`_leaf`) of class ``c``, at ``leaf_of[node]``. Nodes are taken
     in row order, and a node whose inputs equal those of the last node computed
     (:func:`_same_inputs`) takes its leaf: rows from one node template are computed once."""
-    known = -1
+    known = np.int64(-1)  # not the literal -1: numba compiles a callee once per literal
     known_ok, known_score = False, np.int64(0)
     for node in range(leaf_of.shape[0]):
         at = leaf_of[node]
@@ -386,7 +386,7 @@ def _fill_leaves(c, leaf_of, leaf_ok, leaf_score, local, scoring):
         leaf_ok[at], leaf_score[at] = known_ok, known_score
 
 
-@jit(_nrt=False, inline="always")
+@jit(_nrt=False)
 def _same_inputs(node, other, c, local, scoring):
     """Whether :func:`_leaf` reads the same on ``node`` as on ``other`` for class ``c``: the
     same static verdict and score, resource rows and host-port verdict (a class counting
