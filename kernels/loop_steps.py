@@ -14,7 +14,7 @@ import numpy as np
 from ._jit import jit
 from .balanced_allocation import balanced_allocation_score
 from .node_ports import ports_conflict
-from .node_resources_fit import fit_code, resource_allocation_score
+from .node_resources_fit import count_code, fit_code, resource_allocation_score
 from .node_volume_limits import exceeds_limit
 from .pod_topology_spread import counter_slot
 
@@ -217,18 +217,10 @@ def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_co
             code = fit_code(allocatable, requested, node, request_row, checked, pods_col,
                             count_only[c], 0, False, request_row, False, requested, False)
         if code != 0:
-            if code != last:  # most nodes share the code of the node before
-                last_k = 0
-                while last_k < distinct and scratch[0, last_k] != code:
-                    last_k += 1
-                if last_k == distinct:
-                    if distinct == scratch.shape[1]:
-                        return False
-                    scratch[0, last_k] = code
-                    scratch[1, last_k] = 0
-                    distinct += 1
-                last = code
-            scratch[1, last_k] += 1
+            last, last_k, distinct = count_code(code, last, last_k, distinct, scratch[0],
+                                                scratch[1])
+            if last_k < 0:
+                return False
         elif sid >= 0:
             sid_counts[first_sid + sid] += 1
         else:

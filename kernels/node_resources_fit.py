@@ -69,6 +69,29 @@ def fit_code(allocatable, requested, node, pod_request, checked, pods_column, co
     return code
 
 
+@jit(inline="always")
+def count_code(code, last, last_k, distinct, codes, counts):
+    """Counts the non-zero fit code ``code`` in a tally of the distinct codes met
+    (``codes[:distinct]``, each with its count in ``counts``), for a diagnosis worded per code
+    (``Insufficient cpu`` on so many nodes): returns (``last``, ``last_k``, ``distinct``), the
+    code just counted and its slot, ``last_k`` -1 when the tally is full (``code`` then not
+    counted). Most nodes share the code of the node before: that one is counted without a
+    search."""
+    if code != last:
+        last_k = 0
+        while last_k < distinct and codes[last_k] != code:
+            last_k += 1
+        if last_k == distinct:
+            if distinct == codes.shape[0]:
+                return last, -1, distinct
+            codes[last_k] = code
+            counts[last_k] = 0
+            distinct += 1
+        last = code
+    counts[last_k] += 1
+    return last, last_k, distinct
+
+
 @jit
 def fit_codes(allocatable, requested, nodes, pod_request, checked, pods_column, pod_count_only):
     """:func:`fit_code` of each node in ``nodes`` (int64[n]): int64[n], 0 where the pod fits.

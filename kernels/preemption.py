@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .node_resources_fit import UNRESOLVABLE, fit_code
+from .node_resources_fit import UNRESOLVABLE, count_code, fit_code
 
 #: What the dry run found on a node.
 CANDIDATE, NO_VICTIMS, FIT_FAILURE, NO_VICTIM_LEFT = 0, 1, 2, 3
@@ -433,18 +433,10 @@ def failing_walk(order, static_first, static_ids, static_resolvable, fit_positio
                 if cached:
                     cache_stamp[node], cache_code[node] = stamp, code
         if code != 0:
-            if code != last:  # most nodes share the code of the node before
-                last_k = 0
-                while last_k < distinct and out_codes[last_k] != code:
-                    last_k += 1
-                if last_k == distinct:
-                    if distinct == out_codes.shape[0]:
-                        return -2, -2
-                    out_codes[last_k] = code
-                    out_code_counts[last_k] = 0
-                    distinct += 1
-                last = code
-            out_code_counts[last_k] += 1
+            last, last_k, distinct = count_code(code, last, last_k, distinct, out_codes,
+                                                out_code_counts)
+            if last_k < 0:
+                return -2, -2
             resolvable = (code & UNRESOLVABLE) == 0
         elif first >= 0:
             sid = static_ids[node]
