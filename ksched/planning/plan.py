@@ -80,7 +80,8 @@ class PlanReport:
     prices : node type name -> price per node (empty without prices).
     result : the last exact schedule of ``nodes`` (new nodes included).
     unschedulable : pending pods that fit no type and were not placed, with each type's
-        reason; and DaemonSet pods that do not fit the new nodes of a type the plan buys.
+        reason (a DaemonSet pod of an existing node: the scheduler's there, for every type);
+        and DaemonSet pods that do not fit the new nodes of a type the plan buys.
     failed : pods that fit some type but were not placed: only when the search stopped on
         its budget.
     message : why the search stopped short, else ``""``.
@@ -94,7 +95,7 @@ class PlanReport:
     seconds : the time the plan took.
     usage : node type name -> how its new nodes are used at the end of :attr:`result`
         (:class:`~ksched.planning.plan_gap.TypeUse`: pods, how many could use another type,
-        the share of each resource requested).
+        the share of each resource requested, devices allocated per DeviceClass).
     needs : pod key -> what a pod named in :attr:`fewer` needs (its requests, the types it
         fits and the share of a new node of the first it takes).
     why : how the scheduler filled the new nodes (its scoring strategy), the gap's cause.
@@ -344,8 +345,8 @@ def plan(cluster: ClusterState | Any, workloads: Any, node_types: Sequence[Node 
         ``<t.name>-plan-<k>`` with that hostname label, other labels, taints and allocatable
         copied. A type with devices is a ``(node, ResourceSlices)`` pair or a ``List``
         manifest of one Node and its ResourceSlices (node-local, naming the node): each new
-        node gets its own copies (:mod:`ksched.planning.plan_devices`), and pending pods'
-        claims from templates are generated as the resourceclaim controller makes them.
+        node gets its own copies (:mod:`ksched.planning.plan_devices`); pending and DaemonSet
+        pods' claims from templates are generated as the resourceclaim controller makes them.
     prices : Mapping[str, float], optional
         Node type name -> price per node (>= 0; types left out cost 0). Without prices the
         node count is minimised.
@@ -420,8 +421,10 @@ class _Plan:
         self.groups = Groups.of([self.pending[i] for i in self.free_rows])
         self.fits, self.reasons = planner.type_fit(self.groups)
         self.alloc = planner.effective(self.groups.resources)
-        self.devices = plan_devices.device_columns(self.groups.probes, planner.types,
-                                                   planner.slices, self.base)
+        self.devices = plan_devices.device_columns(
+            self.groups.probes, planner.types, planner.slices, self.base,
+            {t.name: plan_devices.daemon_needs(planner.daemon_schedule(t))
+             for t in planner.types})
         self.requests = np.hstack([self.groups.requests, self.devices.requests])
         self.group_of = np.full(len(self.pending), -1, np.int64)
         for g, members in enumerate(self.groups.members):
@@ -513,14 +516,15 @@ class _Plan:
         return step
 
     def _unfit(self, trial: Trial) -> tuple[Unfit, ...]:
-        """Unplaced pods that fit no type, then DaemonSet pods that fit no type bought."""
+        """Unplaced pods that fit no type (a DaemonSet pod pinned to an existing node: the
+        scheduler's reason in ``trial``, for each type), then DaemonSet pods that fit no type
+        bought."""
         out = []
         for i in np.flatnonzero(trial.result.node_rows < 0):
             if not self.fittable[i]:
                 g = self.group_of[i]
-                reasons = self.reasons[g] if g >= 0 else {
-                    t.name: "pinned to an existing node by its DaemonSet"
-                    for t in self.planner.types}
+                reasons = self.reasons[g] if g >= 0 else dict.fromkeys(
+                    (t.name for t in self.planner.types), trial.result.placements[int(i)].reason)
                 out.append(Unfit(self.pending[i], reasons))
         for t, count in zip(self.planner.types, trial.counts):
             if count:

@@ -13,9 +13,18 @@ claims from templates ask for, a group's exact device counts
 that the class matches, and an existing node's free devices of the class. Each column is a
 relaxation, so the bound stays below the true optimum: a device matched by several classes
 counts in each, a request's own selectors, ``All``, ``firstAvailable``, admin access and
-named claims add nothing, pool completeness is not checked on the new nodes, DaemonSet pods'
-claims are left out, and a class with devices outside node-local slices (network-attached
-pools) has no column at all.
+named claims add nothing, pool completeness is not checked on the new nodes, and a class with
+devices outside node-local slices (network-attached pools) has no column at all. A new node's
+devices of a class are less what the claims from templates of the DaemonSet pods that run on
+it take (their exact counts, as for the groups).
+
+DaemonSet pods whose template claims devices from ResourceClaimTemplates
+(:func:`daemon_probe`, :func:`daemon_claims`): on a one-node cluster of each type (its slices,
+the cluster's DRA objects) each DaemonSet pod gets its own generated claims and is scheduled
+in order, so a pod whose claims cannot be allocated there fits no new node of the type; on
+the plan's new nodes, the pods of the DaemonSets that fit get their claims generated and
+allocated by the scheduler before the pending pods come; the existing nodes' DaemonSet pods get
+theirs generated and are scheduled as pending pods.
 """
 
 from __future__ import annotations
@@ -29,15 +38,19 @@ import numpy.typing as npt
 
 from ksched.api import Node
 from ksched.dra.devices import ResourceSlice
-from ksched.dra.state import dra_objects
+from ksched.dra.state import DraObjects, dra_objects
+from ksched.engine import Result, schedule_batch
 from ksched.errors import ArgumentError, KschedError
 from ksched.inputs import as_node
 from ksched.io import read_objects
-from ksched.planning.capacity_claims import claim_copies, has_template_claims
+from ksched.planning.capacity_claims import claim_copies, has_template_claims, placed_claims_only
 from ksched.planning.devices import class_matches, device_inventory, template_needs
+from ksched.planning.workloads import expand_workloads
 from ksched.pod_table import PodTable
+from ksched.state import ClusterState
 
-__all__ = ["DeviceColumns", "device_columns", "node_types", "slice_copies", "with_claims"]
+__all__ = ["DeviceColumns", "daemon_claims", "daemon_needs", "daemon_probe", "device_columns",
+           "node_types", "slice_copies", "with_claims", "with_slices"]
 
 
 def node_types(value: Any) -> tuple[tuple[Node, ...], dict[str, tuple[ResourceSlice, ...]]]:
@@ -133,8 +146,12 @@ class DeviceColumns:
 
 
 def device_columns(probes: Sequence[Any], types: Sequence[Node],
-                   slices: Mapping[str, Sequence[ResourceSlice]], state: Any) -> DeviceColumns:
-    """The device columns of the groups ``probes`` over ``types`` and ``state``'s nodes."""
+                   slices: Mapping[str, Sequence[ResourceSlice]], state: Any,
+                   daemons: Mapping[str, Mapping[str, int]] | None = None) -> DeviceColumns:
+    """The device columns of the groups ``probes`` over ``types`` and ``state``'s nodes;
+    ``daemons``: type name -> class -> the devices its DaemonSet pods' claims from templates
+    take on each new node (:func:`daemon_needs`), taken off the type's allocatable."""
+    daemons = daemons or {}
     dra = dra_objects(state)
     needs = [(template_needs(p, dra) or {}) if has_template_claims(p) else {} for p in probes]
     inventory = device_inventory(state)
@@ -144,8 +161,58 @@ def device_columns(probes: Sequence[Any], types: Sequence[Node],
                         dtype=np.int64).reshape(len(probes), len(classes))
     allocatable = np.array([[sum(class_matches(dra.classes[c], d, s.driver)
                                  for s in slices.get(t.name, ()) for d in s.devices)
+                             - daemons.get(t.name, {}).get(c, 0)
                              for c in classes] for t in types],
                            dtype=np.int64).reshape(len(types), len(classes))
     free = inventory.free[:, [inventory.classes.index(c) for c in classes]]
-    return DeviceColumns(classes, requests, allocatable, free.astype(np.int64))
+    return DeviceColumns(classes, requests, np.clip(allocatable, 0, None), free.astype(np.int64))
 
+
+def with_slices(state: Any, slices: Sequence[ResourceSlice]) -> DraObjects:
+    """``state``'s DRA objects with ``slices`` (new nodes' copies) added."""
+    dra = dra_objects(state)
+    return DraObjects(dra.device_classes, dra.resource_slices + tuple(slices),
+                      dra.resource_claims, dra.resource_claim_templates)
+
+
+def daemon_probe(node: Node, slices: Sequence[ResourceSlice], cluster: ClusterState,
+                 daemon_sets: Sequence[Mapping[str, Any]], profile: Any) -> Result | None:
+    """The DaemonSet pods of the new node ``node`` (with ``slices``, its copies of its
+    type's slices) scheduled in order on a cluster of it alone with ``cluster``'s DRA
+    objects, each with its own claims generated from its templates; ``None`` when no
+    DaemonSet pod there has a claim from a template (nothing for devices to change)."""
+    one = ClusterState.from_records([node], (), dict(cluster.namespaces),
+                                    {"dra": with_slices(cluster, slices)})
+    pods = expand_workloads(daemon_sets, cluster=one).pods
+    if not any(has_template_claims(p) for p in pods):
+        return None
+    one, table = claim_copies(one, PodTable.of(list(pods)))
+    return schedule_batch(one, table, profile=profile)
+
+
+def daemon_needs(result: Result | None) -> dict[str, int]:
+    """Class -> the devices that the placed pods of ``result`` (DaemonSet pods scheduled on
+    one new node, as :func:`daemon_probe` makes it) take by their claims from templates
+    (exact counts, as :func:`device_columns` counts a group's); none for ``None``."""
+    total: dict[str, int] = {}
+    if result is None:
+        return total
+    dra = dra_objects(result.state)
+    for p in result.placements:
+        if p.node is not None and has_template_claims(p.pod):
+            for c, n in (template_needs(p.pod, dra) or {}).items():
+                total[c] = total.get(c, 0) + n
+    return total
+
+
+def daemon_claims(state: ClusterState, pending: Sequence[Any], new: Sequence[Any],
+                  profile: Any) -> tuple[ClusterState, tuple[Any, ...]]:
+    """(``state``, ``pending``) with claims of their own for DaemonSet pods' claims from
+    templates: the ``pending`` pods (existing nodes') get theirs generated; the ``new`` pods
+    (each pinned to a new node) get theirs and are scheduled, so that the scheduler allocates
+    their devices; one whose claims cannot be allocated is left out, with its claims."""
+    if new:
+        state, table = claim_copies(state, PodTable.of(list(new)))
+        result = schedule_batch(state, table, profile=profile)
+        state = placed_claims_only(result.state, table, result.node_rows)
+    return with_claims(state, pending)

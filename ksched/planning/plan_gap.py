@@ -9,8 +9,9 @@ that needs most of a node finds one only when enough nodes are bought that one s
 empty until it comes. Two figures of the final schedule show it:
 
 - :func:`usage`: per node type bought, its new nodes, the pods placed on them, how many of
-  those pods could have used another type, and the share of each resource the pods request
-  of the new nodes' allocatable;
+  those pods could have used another type, the share of each resource the pods request
+  of the new nodes' allocatable and, for a type with ResourceSlices, its new nodes' devices
+  per DeviceClass and how many of them allocated claims hold;
 - :func:`needs`: for a pod that fails with one node fewer, its requests, the types it may
   use and the largest share of one such node it takes.
 """
@@ -26,6 +27,8 @@ import numpy.typing as npt
 
 from ksched.api import Pod
 from ksched.constants import PODS
+from ksched.dra.state import dra_objects
+from ksched.planning.devices import device_inventory
 from ksched.planning.headroom import scaled, unit
 from ksched.profile import Profile
 from ksched.resources import pod_requests
@@ -45,22 +48,36 @@ class TypeUse:
     flexible : of those, pods whose spec may also use another node type.
     shares : resource -> requested / allocatable over the new nodes of the type (0-1), for
         cpu, memory and every extended resource the type has.
+    devices : DeviceClass name -> (allocated, allocatable): the devices of the new nodes'
+        slices that the class matches, and those of them allocated claims hold (DaemonSet
+        pods' claims included); only classes matching some device of the type.
     """
 
     nodes: int
     pods: int
     flexible: int
     shares: dict[str, float]
+    devices: dict[str, tuple[int, int]] = attrs.field(factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nodes": self.nodes, "pods": self.pods, "flexible": self.flexible,
-                "requested_share": {r: round(s, 4) for r, s in self.shares.items()}}
+        """JSON-ready; ``devices`` (per class ``allocatable``, ``allocated``,
+        ``utilisation``) only for a type with devices."""
+        out: dict[str, Any] = {"nodes": self.nodes, "pods": self.pods,
+                               "flexible": self.flexible, "requested_share": {
+                                   r: round(s, 4) for r, s in self.shares.items()}}
+        if self.devices:
+            out["devices"] = {c: {"allocatable": total, "allocated": used,
+                                  "utilisation": round(used / total, 4)}
+                              for c, (used, total) in self.devices.items()}
+        return out
 
     def __str__(self) -> str:
         used = ", ".join(f"{r} {s:.0%}" for r, s in self.shares.items())
         nodes = f"{self.nodes:,} node{'s' if self.nodes != 1 else ''}"
         pods = f"{self.pods:,} pod{'s' if self.pods != 1 else ''}"
-        return f"{nodes}, {pods} ({self.flexible:,} could use another type): {used} requested"
+        text = f"{nodes}, {pods} ({self.flexible:,} could use another type): {used} requested"
+        return text + "".join(f"; {c}: {held:,}/{total:,} devices ({held / total:.0%})"
+                              for c, (held, total) in self.devices.items())
 
 
 def usage(state: ClusterState, node_rows: npt.NDArray[np.int64],
@@ -77,6 +94,7 @@ def usage(state: ClusterState, node_rows: npt.NDArray[np.int64],
         of ``new_nodes``; a row of False for pods pinned to an existing node).
     """
     out = {}
+    inventory = device_inventory(state) if dra_objects(state).device_classes else None
     names = state.resource_names
     shown = [j for j, r in enumerate(names)
              if r in ("cpu", "memory") or ("/" in r and not r.startswith("kubernetes.io/"))]
@@ -89,8 +107,18 @@ def usage(state: ClusterState, node_rows: npt.NDArray[np.int64],
         requested = state.requested[rows].sum(axis=0)
         shares = {names[j]: float(requested[j] / alloc[j]) for j in shown if alloc[j] > 0}
         others = np.delete(pod_types[mine], t, axis=1).any(axis=1)
-        out[name] = TypeUse(len(rows), int(mine.sum()), int(others.sum()), shares)
+        out[name] = TypeUse(len(rows), int(mine.sum()), int(others.sum()), shares,
+                            _devices(inventory, rows))
     return out
+
+
+def _devices(inventory: Any, rows: npt.NDArray[np.int64]) -> dict[str, tuple[int, int]]:
+    """Class -> (allocated, allocatable) over the node ``rows``, classes with devices there."""
+    if inventory is None:
+        return {}
+    totals = inventory.totals(rows, shared=False)
+    return {c: (e["allocated"], e["allocatable"]) for c, e in totals.items()
+            if e["allocatable"] > 0}
 
 
 @attrs.frozen

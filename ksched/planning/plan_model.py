@@ -22,10 +22,9 @@ from ksched.api import Node, Pod
 from ksched.constants import PODS
 from ksched.engine import Result, schedule_batch
 from ksched.explain import explain
-from ksched.dra.state import DraObjects, dra_objects
 from ksched.inputs import as_pod_table, node_from_template
+from ksched.planning import plan_devices
 from ksched.planning.capacity_claims import claim_copies, has_template_claims
-from ksched.planning.plan_devices import slice_copies
 from ksched.planning.workloads import expand_workloads
 from ksched.resources import pod_requests
 from ksched.state import ClusterState
@@ -159,6 +158,7 @@ class Planner:
     tie_break: str = "round-robin"
     seed: int | None = 0
     slices: dict = attrs.field(factory=dict)
+    #: Type name -> (:meth:`daemon_schedule`, :meth:`daemon_fit`).
     _daemons: dict = attrs.field(factory=dict, init=False)
     #: Made once per plan: the new nodes per type (grown as needed), the pending pods' table.
     _made: dict = attrs.field(factory=dict, init=False)
@@ -170,9 +170,7 @@ class Planner:
     def _with_nodes(self, nodes: list[Node], slices: Sequence[Any] = ()) -> ClusterState:
         objects = dict(self.cluster.objects)
         if slices:
-            dra = dra_objects(self.cluster)
-            objects["dra"] = DraObjects(dra.device_classes, dra.resource_slices + tuple(slices),
-                                        dra.resource_claims, dra.resource_claim_templates)
+            objects["dra"] = plan_devices.with_slices(self.cluster, slices)
         if self.work.objects:
             objects["workloads"] = tuple(objects.get("workloads", ())) + self.work.objects
         state = ClusterState.from_records(nodes, tuple(self.cluster.pods),
@@ -197,12 +195,13 @@ class Planner:
         if not own:
             return []
         return [s for node in self.new_nodes(template, count)
-                for s in slice_copies(template, own, node.name)]
+                for s in plan_devices.slice_copies(template, own, node.name)]
 
     def build(self, counts: Mapping[str, int]) -> tuple[ClusterState, tuple[Pod, ...]]:
         """The cluster with ``counts`` new nodes of each type (the DaemonSet pods that fit a
         type bound to its new nodes) and the pending pods: DaemonSet pods of the existing
-        nodes first, then the workloads'."""
+        nodes first, then the workloads'. DaemonSet pods with claims from templates get
+        claims of their own (:func:`~ksched.planning.plan_devices.daemon_claims`)."""
         state = self._with_nodes(list(self.cluster.nodes) + [
             node for t in self.types for node in self.new_nodes(t, counts.get(t.name, 0))],
             [s for t in self.types for s in self.new_slices(t, counts.get(t.name, 0))])
@@ -214,9 +213,12 @@ class Planner:
         fitting = {t.name: self.daemon_fit(t)[0] for t in self.types}
         kind = {new_node(t, k).name: t.name for t in self.types
                 for k in range(counts.get(t.name, 0))}
-        bound = [(p, node) for p in daemons if (node := _pinned_node(p)) not in existing
-                 and _owner(p) in fitting[kind[node]]]
+        new = [(p, node) for p in daemons if (node := _pinned_node(p)) not in existing
+               and _owner(p) in fitting[kind[node]]]
+        bound = [(p, node) for p, node in new if not has_template_claims(p)]
         state = state.widened_for([p for p, _ in bound]).bind(bound) if bound else state
+        state, pending = plan_devices.daemon_claims(
+            state, pending, [p for p, _ in new if has_template_claims(p)], self.profile)
         return state, pending + self.work.pods
 
     def run(self, counts: Mapping[str, int]) -> Result:
@@ -232,28 +234,37 @@ class Planner:
                               seed=self.seed)
 
     def daemon_fit(self, template: Node) -> tuple[frozenset, tuple[Unfit, ...], dict[str, int]]:
-        """Which DaemonSets run on a new node of ``template``'s type: scheduled in order on a
-        one-node cluster of it, those whose pod is placed ((namespace, name) pairs), the
-        others' pods with the scheduler's reason, and the placed ones' summed requests."""
+        """Which DaemonSets run on a new node of ``template``'s type (:meth:`daemon_schedule`):
+        those whose pod is placed ((namespace, name) pairs), the others' pods with the
+        scheduler's reason, and the placed ones' summed requests (``pods`` counted)."""
+        return self._daemon(template)[1]
+
+    def daemon_schedule(self, template: Node) -> Result | None:
+        """The DaemonSet pods scheduled in order on a one-node cluster of a new node of
+        ``template``'s type (``None`` without DaemonSets); when some pod has a claim from a
+        template, each gets claims of their own, allocated from the node's slices
+        (:func:`~ksched.planning.plan_devices.daemon_probe`). Made once per plan."""
+        return self._daemon(template)[0]
+
+    def _daemon(self, template: Node) -> tuple[Result | None, tuple]:
+        """(:meth:`daemon_schedule`, :meth:`daemon_fit`) of ``template``'s type, made once."""
         if template.name not in self._daemons:
-            self._daemons[template.name] = self._daemon_fit(template)
+            result = self._daemon_run(template)
+            self._daemons[template.name] = (result, _daemon_summary(result, template.name))
         return self._daemons[template.name]
 
-    def _daemon_fit(self, template: Node) -> tuple[frozenset, tuple[Unfit, ...], dict[str, int]]:
+    def _daemon_run(self, template: Node) -> Result | None:
+        """:meth:`daemon_schedule`, made."""
         if not self.work.daemon_sets:
-            return frozenset(), (), {}
-        one = ClusterState.from_records([new_node(template, 0)])
-        pods = expand_workloads(self.work.daemon_sets, cluster=one).pods
-        result = schedule_batch(one, pods, profile=self.profile)
-        placed = frozenset(_owner(p.pod) for p in result.placements if p.node is not None)
-        unfit = tuple(Unfit(p.pod, {template.name: p.reason})
-                      for p in result.placements if p.node is None)
-        total: dict[str, int] = {}
-        for p in result.placements:
-            if p.node is not None:
-                for name, value in {**pod_requests(p.pod), PODS: 1}.items():
-                    total[name] = total.get(name, 0) + value
-        return placed, unfit, total
+            return None
+        node = self.new_nodes(template, 1)[0]
+        result = plan_devices.daemon_probe(node, self.new_slices(template, 1), self.cluster,
+                                           self.work.daemon_sets, self.profile)
+        if result is None:  # no claim from a template: the node alone, no DRA objects
+            one = ClusterState.from_records([node])
+            pods = expand_workloads(self.work.daemon_sets, cluster=one).pods
+            result = schedule_batch(one, pods, profile=self.profile)
+        return result
 
     def one_node(self, template: Node) -> ClusterState:
         """A cluster of one new node of ``template``'s type, its DaemonSet pods bound."""
@@ -321,6 +332,22 @@ def _without_requests(pod: Pod) -> Pod:
                         init_containers=bare(pod.init_containers), overhead={},
                         pod_requests=None, pod_limits=None, resource_claims=(),
                         claim_sources=(), claim_statuses=())
+
+
+def _daemon_summary(result: Result | None, type_name: str
+                    ) -> tuple[frozenset, tuple[Unfit, ...], dict[str, int]]:
+    """:meth:`Planner.daemon_fit` of the DaemonSet pods' schedule ``result`` on a new node
+    of type ``type_name``."""
+    if result is None:
+        return frozenset(), (), {}
+    placed = [p.pod for p in result.placements if p.node is not None]
+    total: dict[str, int] = {}
+    for pod in placed:
+        for name, value in {**pod_requests(pod), PODS: 1}.items():
+            total[name] = total.get(name, 0) + value
+    unfit = tuple(Unfit(p.pod, {type_name: p.reason})
+                  for p in result.placements if p.node is None)
+    return frozenset(map(_owner, placed)), unfit, total
 
 
 def pinned_to_existing(pods: Sequence[Pod], cluster: ClusterState) -> list[bool]:
