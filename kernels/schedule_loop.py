@@ -272,7 +272,11 @@ def _make_loop(full: bool) -> Any:
                         feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
                     reused = True
             last_class, last_position = -1, -1
-            if not reused:
+            if not reused and diag[7][c] >= 0 and entries.shape[0] == 0 and not pod_affinity:
+                # It failed earlier in this run, and placing pods only takes room and adds
+                # host ports and volumes, which fail no fewer nodes: it fails again.
+                count, processed = 0, n_all
+            elif not reused:
                 to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
                 if full:
                     count, processed = _walk_counting(

@@ -16,10 +16,11 @@ from ksched.device_classes import DeviceClasses
 from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
 from ksched.kernels.loop_steps import walk_positions
+from ksched.pods import request_signature
 from ksched.resources import node_info_non_zero, pod_requests, request_vector
 from ksched.state import ClusterState
 
-__all__ = ["ClassTables", "MAX_WALK_LIST", "node_unique", "request_tables"]
+__all__ = ["ClassTables", "MAX_WALK_LIST", "RequestTables", "node_unique", "request_tables"]
 
 #: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_arrays`).
 MAX_WALK_LIST = 1 << 23
@@ -114,6 +115,22 @@ def request_tables(cycle: Cycle, fit: Any, fit_scorer: Any, balanced: Any
         nonzero_add=np.array(node_info_non_zero(pod, requests), dtype=np.int64),
         fit_inputs=fit_scorer.score_inputs(cycle) if fit_scorer is not None else empty,
         ba_inputs=ba, ba_skip=not ba[2].any())
+
+
+class RequestTables:
+    """:func:`request_tables` of a cycle's pod, computed once per distinct requests
+    (:func:`~ksched.pods.request_signature`) for one profile and state layout: classes of
+    one workload's many specs often request alike. The tables are read, never written."""
+
+    def __init__(self, fit: Any, fit_scorer: Any, balanced: Any) -> None:
+        self.plugins = (fit, fit_scorer, balanced)
+        self.found: dict[tuple, dict[str, Any] | None] = {}
+
+    def __call__(self, cycle: Cycle) -> dict[str, Any] | None:
+        key = request_signature(cycle.pod)
+        if key not in self.found:
+            self.found[key] = request_tables(cycle, *self.plugins)
+        return self.found[key]
 
 
 @attrs.define

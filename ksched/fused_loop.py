@@ -36,7 +36,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, PODS
-from ksched.class_tables import ClassTables, request_tables
+from ksched.class_tables import ClassTables, RequestTables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
@@ -167,6 +167,7 @@ class FusedLoop:
                                 dtype=np.int64)
         self.fit_scorer, self.balanced, self.spread_scorer, self.affinity_scorer = \
             (p for _, p in scorers)
+        self.request_tables = RequestTables(self.fit, self.fit_scorer, self.balanced)
         #: The topology spread plugin, wherever it is enabled.
         self.spread = next((p for p in framework.plugins.values()
                             if filter_kind(p) is FilterKind.TOPOLOGY_SPREAD
@@ -183,8 +184,7 @@ class FusedLoop:
         self._arrays: dict[str, Any] | None = None
         #: :meth:`_full` of the arrays it was found for.
         self._full_of: tuple[Any, bool] = (None, True)
-        #: Select by a tree over the node walk where the loop can (``False``: the plain walk
-        #: for every pod; the placements are the same).
+        #: Select by a tree over the node walk where the loop can (``False``: walk every pod).
         self.tree_selection = True
 
     @property
@@ -333,7 +333,7 @@ class FusedLoop:
     def _add_sibling(self, cycle: Cycle, s: int, binds: bool) -> int | None:
         """Append a class like class ``s`` but for its requests (``None``: the pod requests
         a resource no node has; the framework words that)."""
-        resources = request_tables(cycle, self.fit, self.fit_scorer, self.balanced)
+        resources = self.request_tables(cycle)
         if resources is None:
             return None
         return self.tables.add_like(s, cycle.pod, resources, self.counts.add_like(cycle.pod, s),
@@ -423,7 +423,7 @@ class FusedLoop:
         """Append the class to the tables (``None``, nothing appended, when the loop does
         not model it after all)."""
         state, pod, t = cycle.state, cycle.pod, self.tables
-        resources = request_tables(cycle, self.fit, self.fit_scorer, self.balanced)
+        resources = self.request_tables(cycle)
         hard = self.spread_filter.filter_counts(cycle) if self.spread_filter is not None \
             else None
         soft = self.spread_scorer.soft_constraints(cycle) if self.spread_scorer is not None \

@@ -56,5 +56,16 @@ def shape_signature(pod: Pod) -> tuple:
             tuple(map(container, pod.init_containers)))
 
 
+def request_signature(pod: Pod) -> tuple:
+    """What :func:`ksched.resources.pod_requests` reads of the pod (its containers' requests
+    and limits, which init containers are sidecars, its overhead and pod-level resources):
+    pods alike here have the same requests, non-zero scoring requests included."""
+    container = lambda c: (c.requests, c.limits)  # noqa: E731
+    init = lambda c: (c.requests, c.limits, c.restart_policy)  # noqa: E731
+    return (tuple(map(container, pod.containers)), tuple(map(init, pod.init_containers)),
+            pod.overhead, pod.pod_requests, pod.pod_limits)
+
+
 __all__ = ["IDENTITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS", "UNFILTERED_FIELDS",
-           "class_signature", "filter_signature", "shape_signature", "spec_signature"]
+           "class_signature", "filter_signature", "request_signature", "shape_signature",
+           "spec_signature"]
