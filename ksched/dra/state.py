@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
+import immutables
 
 from ksched.dra.claims import ResourceClaim, ResourceClaimTemplate
 from ksched.dra.devices import DeviceClass, ResourceSlice
@@ -29,14 +30,21 @@ CLAIM_CACHE = "DynamicResources/claim-cache"
 @attrs.frozen(eq=False)
 class DraObjects:
     """The resource.k8s.io objects of a cluster, by kind, with lookups. Claims are replaced
-    by :meth:`updated` (classes, slices and the pools per node are shared)."""
+    by :meth:`updated` (classes, slices and the pools per node are shared); the claims and
+    the devices they hold are kept in persistent maps (``immutables.Map``), so a version
+    costs O(log n) per claim it changes, not a copy of every claim."""
 
     device_classes: tuple[DeviceClass, ...] = ()
     resource_slices: tuple[ResourceSlice, ...] = ()
-    resource_claims: tuple[ResourceClaim, ...] = ()
+    #: The claims as given; ``None`` in a version :meth:`updated` made, until first read.
+    _resource_claims: tuple[ResourceClaim, ...] | None = attrs.field(
+        default=(), alias="resource_claims", repr=False)
     resource_claim_templates: tuple[ResourceClaimTemplate, ...] = ()
     _classes: dict = attrs.field(init=False, repr=False)
-    _claims: dict = attrs.field(init=False, repr=False)
+    #: (namespace, name) -> (position, claim): a claim keeps its position when replaced.
+    _claims: immutables.Map = attrs.field(init=False, repr=False)
+    #: The position the next claim :meth:`updated` adds takes.
+    _next: int = attrs.field(init=False, repr=False)
     _templates: dict = attrs.field(init=False, repr=False)
     #: What is derived from the classes and slices alone (pools per node, device columns),
     #: shared by every version (they never change); filled by :mod:`ksched.dra.allocator`.
@@ -53,13 +61,22 @@ class DraObjects:
                      lambda t: (t.namespace, t.name))
         check_unique("resourceslice", self.resource_slices, lambda s: s.name)
         object.__setattr__(self, "_classes", {c.name: c for c in self.device_classes})
-        object.__setattr__(self, "_claims", {(c.namespace, c.name): c
-                                             for c in self.resource_claims})
+        object.__setattr__(self, "_claims", immutables.Map(
+            ((c.namespace, c.name), (k, c)) for k, c in enumerate(self.resource_claims)))
+        object.__setattr__(self, "_next", len(self.resource_claims))
         object.__setattr__(self, "_templates", {(t.namespace, t.name): t
                                                 for t in self.resource_claim_templates})
 
+    @property
+    def resource_claims(self) -> tuple[ResourceClaim, ...]:
+        """Every claim: in the order given, each claim :meth:`updated` added after them."""
+        if self._resource_claims is None:
+            ordered = sorted(self._claims.values(), key=lambda entry: entry[0])
+            object.__setattr__(self, "_resource_claims", tuple(c for _, c in ordered))
+        return self._resource_claims
+
     def __bool__(self) -> bool:
-        return bool(self.device_classes or self.resource_slices or self.resource_claims
+        return bool(self.device_classes or self.resource_slices or len(self._claims)
                     or self.resource_claim_templates)
 
     @property
@@ -70,7 +87,8 @@ class DraObjects:
         return self._classes.get(name)
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
-        return self._claims.get((namespace, name))
+        found = self._claims.get((namespace, name))
+        return found[1] if found is not None else None
 
     def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
         return self._templates.get((namespace, name))
@@ -79,10 +97,10 @@ class DraObjects:
         """``ListAllAllocatedDevices``: every result of every allocated claim but those
         with admin access (a set-like view; kept up to date by :meth:`updated`)."""
         if not self._allocated:
-            counts: dict[tuple[str, str, str], int] = {}
-            for claim in self.resource_claims:
-                _count(counts, claim, 1)
-            self._allocated.append(counts)
+            with immutables.Map().mutate() as counts:
+                for claim in self.resource_claims:
+                    _count(counts, claim, 1)
+                self._allocated.append(counts.finish())
         return self._allocated[0].keys()
 
     def updated(self, claims: Iterable[ResourceClaim],
@@ -94,35 +112,36 @@ class DraObjects:
         gone = set(deleted)
         if not replaced and not gone:
             return self
-        by_key = dict(self._claims)
-        counts = dict(self._allocated[0]) if self._allocated else None
-        before = []
-        for key in gone:
-            old = by_key.pop(key, None)
-            if old is not None:
-                before.append(old)
-                if counts is not None:
-                    _count(counts, old, -1)
-        for key, claim in replaced.items():
-            old = by_key.get(key)
-            if old is not None:
-                before.append(old)
-            if counts is not None:
+        before: list[ResourceClaim] = []
+        with self._claims.mutate() as by_key, \
+                (self._allocated[0] if self._allocated else immutables.Map()).mutate() as counts:
+            for key in gone:
+                old = by_key.pop(key, None)
                 if old is not None:
-                    _count(counts, old, -1)
+                    before.append(old[1])
+                    _count(counts, old[1], -1)
+            last = self._next
+            for key, claim in replaced.items():
+                old = by_key.get(key)
+                if old is not None:
+                    before.append(old[1])
+                    _count(counts, old[1], -1)
                 _count(counts, claim, 1)
-            by_key[key] = claim
+                by_key[key] = (old[0], claim) if old is not None else (last, claim)
+                last += old is None
+            claims_map, counts_map = by_key.finish(), counts.finish()
         line = self._line[0] if self._line is not None \
             and self._line[1] == len(self._line[0].changes) < _LINE else _Line(self)
         line.changes.append((tuple(before), tuple(replaced.values())))
         new = object.__new__(DraObjects)
         for name, value in (("device_classes", self.device_classes),
                             ("resource_slices", self.resource_slices),
-                            ("resource_claims", tuple(by_key.values())),
+                            ("_resource_claims", None),
                             ("resource_claim_templates", self.resource_claim_templates),
-                            ("_classes", self._classes), ("_claims", by_key),
+                            ("_classes", self._classes), ("_claims", claims_map),
+                            ("_next", last),
                             ("_templates", self._templates), ("slice_cache", self.slice_cache),
-                            ("_allocated", [counts] if counts is not None else []),
+                            ("_allocated", [counts_map] if self._allocated else []),
                             ("_line", (line, len(line.changes)))):
             object.__setattr__(new, name, value)
         return new
@@ -157,7 +176,7 @@ class _Line:
 _LINE = 4096
 
 
-def _count(counts: dict, claim: ResourceClaim, step: int) -> None:
+def _count(counts: Any, claim: ResourceClaim, step: int) -> None:
     """Count (``step`` 1) or uncount (-1) the devices ``claim`` holds without admin access."""
     if claim.allocation is None:
         return

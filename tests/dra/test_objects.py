@@ -55,3 +55,30 @@ def test_invalid_objects_are_refused_naming_the_field(obj: dict, message: str) -
 def test_a_claim_given_twice_is_refused() -> None:
     with pytest.raises(InvalidObjectError, match="resourceclaim default/c: metadata.name"):
         read_objects([claim("c", [exact("g", "gpu")]), claim("c", [exact("g", "gpu")])]).dra
+
+
+def _held(name: str, device: str) -> dict:
+    """A claim named ``name`` allocated device ``device`` of pool n1."""
+    return claim(name, [exact("g", "gpu")], status={"allocation": {"devices": {"results": [
+        {"request": "g", "driver": "gpu.example.com", "pool": "n1", "device": device}]}}})
+
+
+def test_claim_versions_are_independent_and_keep_the_claims_in_order() -> None:
+    base = read_objects([_held("a", "gpu-0"), claim("b", [exact("g", "gpu")]),
+                         _held("c", "gpu-2")]).dra
+    assert set(base.allocated_devices()) == {("gpu.example.com", "n1", "gpu-0"),
+                                             ("gpu.example.com", "n1", "gpu-2")}
+    b_held = read_objects([_held("b", "gpu-1")]).dra.claim("default", "b")
+    d = read_objects([_held("d", "gpu-3")]).dra.claim("default", "d")
+    new = base.updated([d, b_held], deleted=[("default", "a")])
+    assert [c.name for c in new.resource_claims] == ["b", "c", "d"]
+    assert new.claim("default", "a") is None and new.claim("default", "b") is b_held
+    assert sorted(dev for _, _, dev in new.allocated_devices()) == ["gpu-1", "gpu-2", "gpu-3"]
+    # the older version is unchanged
+    assert [c.name for c in base.resource_claims] == ["a", "b", "c"]
+    assert base.claim("default", "b").allocation is None
+    assert sorted(dev for _, _, dev in base.allocated_devices()) == ["gpu-0", "gpu-2"]
+    again = new.updated([base.claim("default", "a")])
+    assert [c.name for c in again.resource_claims] == ["b", "c", "d", "a"]
+    assert new.changes_since(base) == [((base.claim("default", "a"), base.claim("default", "b")),
+                                        (d, b_held))]
