@@ -284,8 +284,7 @@ class CompiledPreemption:
         if not ok:
             return None, (), unschedulable(f"preemption: {reason}")
         if not len(potential):
-            reason = counted_failure_message(state.num_nodes, (), _NOT_HELPFUL)
-            return "", (), unschedulable(f"preemption: {reason}")
+            return "", (), _nowhere_helps(state.num_nodes)
         offset, wanted = self.preemption.get_offset_and_num_candidates(len(potential), rng)
         out, tried = compiled_dry_run(assumer.pod_table(), index, state, pod, plan.fit,
                                       potential, offset, wanted)
@@ -299,6 +298,13 @@ class CompiledPreemption:
             return "", (), unschedulable(f"preemption: {reason}")
         victims = assumer.keys_of_serials(out["victims"][indptr[at]:indptr[at + 1]])
         return state.node_names[int(nodes[at])], tuple(victims), SUCCESS
+
+
+@functools.lru_cache(maxsize=64)
+def _nowhere_helps(num_nodes: int) -> Status:
+    """Preemption's status when no node is a potential one: every node's is not helpful."""
+    reason = counted_failure_message(num_nodes, (), _NOT_HELPFUL)
+    return unschedulable(f"preemption: {reason}")
 
 
 # ----------------------------------------------------------------------- the dry run

@@ -151,6 +151,9 @@ class Driver:
         self._classes: dict[str, int | None] = {}
         self._simple: dict[tuple[int, int], bool] = {}
         self._anti_seen: tuple[int, bool] = (0, False)
+        #: (loop, class) whose last pod fitted nowhere: its next pod tries the failing cycle
+        #: first (a retry after a pod left mostly fails again), the loop only if it fits.
+        self._failing: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ the compiled loop
 
@@ -384,16 +387,22 @@ class Driver:
             return self._retry(framework, c, pod, placed, nominated)
         if self._anti_affinity_unmodelled(fast):
             return None
-        if not nominated.any_before(pod):
+        key, free = (id(fast), c), not nominated.any_before(pod)
+        looped = free and key not in self._failing
+        if looped:
             node = self._loop_one(fast, c, placed)
             if node is not None:
                 return node
         compiled = self._preemption(framework)
         plan = compiled.plan(c, pod, self.assumer.state)
-        if plan is None or pdbs:  # the compiled dry run counts no PDB violations
-            return None
-        failure = compiled.fail(c, plan, pod, self.assumer, nominated, rng)
-        if failure is not None:
+        failure = None
+        if plan is not None and not pdbs:  # the compiled dry run counts no PDB violations
+            failure = compiled.fail(c, plan, pod, self.assumer, nominated, rng)
+        if failure is None:
+            self._failing.discard(key)
+            return self._loop_one(fast, c, placed) if free and not looped else None
+        self._failing.add(key)
+        if not looped:  # the loop's failing walk counts its nodes
             self.counters.nodes_evaluated += self.assumer.state.num_nodes
         return failure
 

@@ -487,8 +487,9 @@ class Simulator:
         if node:
             self._preempt(pod, node, failure.victims, info.attempts)
         if node is not None:
-            pod = pod.with_status(pod.start_time, node)
-            self._pods[info.key] = info.pod = pod
+            if pod.nominated_node_name != node:
+                pod = pod.with_status(pod.start_time, node)
+                self._pods[info.key] = info.pod = pod
             self._timed(self.queue.add_nominated, pod, node)
         self._record(info.key, UNSCHEDULABLE, reason=failure.message, attempt=info.attempts)
         info.unschedulable_plugins = failure.plugins

@@ -340,3 +340,22 @@ def test_the_default_binder_records_a_binding_and_skipping_binders_pass_it_on():
     status = framework.run_bind(cycle, "n1")
     assert (status.is_success, status.plugin) == (True, "DefaultBinder")
     assert cycle.data["DefaultBinder/binding"] == Binding("default", "web", "u-1", "n1")
+
+
+def test_pods_of_a_class_that_failed_fail_again_and_then_fit_as_the_framework_finds():
+    """A class whose pod fitted nowhere tries the failing cycle first next time: the pod
+    after it fails with the same wording, and the retries after the running pods finish go
+    where the framework sends them (the walk's start index included)."""
+    cluster = ClusterState.from_records([node("n1", cpu=2000), node("n2", cpu=2000)])
+    events = [create(0, pod("a", 1500), duration=10), create(0, pod("b", 1500), duration=20),
+              create(1, pod("c", 1500)), create(2, pod("d", 1500)), create(3, pod("e", 1500))]
+    fast = Simulator(cluster).run(events)
+    slow = Simulator(cluster, fast_path=False).run(events)
+    assert [d.to_record() for d in fast.decisions] == [d.to_record() for d in slow.decisions]
+    failed = [d for d in fast.decisions if d.pod == "default/d"][0]
+    assert failed.reason == ("0/2 nodes are available: 2 Insufficient cpu. no new claims to "
+                             "deallocate, preemption: 0/2 nodes are available: 2 No preemption "
+                             "victims found for incoming pod.")
+    assert history(fast, "default/c")[-1] == (10, "bound", "n1")
+    assert history(fast, "default/d")[-1] == (20, "bound", "n2")
+    assert history(fast, "default/e")[0] == (3, "unschedulable", None)

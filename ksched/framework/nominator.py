@@ -46,6 +46,7 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         #: Bumped whenever a node's nominated pods are set.
         self.stamp = np.zeros(n, dtype=np.int64)
         self._relevant: tuple[Pod, tuple[Any, Any]] | None = None
+        self._none: npt.NDArray[np.bool_] | None = None
         #: What the index follows (for its owner to tell).
         self.source: Any = None
 
@@ -139,13 +140,22 @@ class NominatedPods(Mapping[int, Sequence[Pod]]):
         the index changes."""
         if self._relevant is not None and self._relevant[0] is pod:
             return self._relevant[1]
+        if not self._pods:
+            return self._nowhere(), self.total
         found = self._find_relevant(pod)
         self._relevant = (pod, found)
         return found
 
     def any_before(self, pod: Pod) -> bool:
         """Whether some node has pods :func:`nominated_before` ``pod``."""
-        return bool(self.relevant(pod)[0].any())
+        return bool(self._pods) and bool(self.relevant(pod)[0].any())
+
+    def _nowhere(self) -> npt.NDArray[np.bool_]:
+        """The mask of no node (shared: never written), :meth:`relevant`'s answer while no
+        pod is nominated anywhere."""
+        if self._none is None:
+            self._none = np.zeros(len(self._has), dtype=np.bool_)
+        return self._none
 
     def _find_relevant(self, pod: Pod) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
         p = pod.priority
