@@ -35,7 +35,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +161,12 @@ def admit_priorities(pods: Iterable[Pod], priority_classes: Iterable[PriorityCla
     not given as it is, unadmitted (a pod file read apart from the cluster that holds its
     class: the cluster admits it where they meet).
     """
+    return tuple(map(priority_admission(priority_classes, unknown=unknown), pods))
+
+
+def priority_admission(priority_classes: Iterable[PriorityClass], *,
+                       unknown: str = "refuse") -> Callable[[Pod], Pod]:
+    """:func:`admit_priorities` for one pod at a time: the classes checked once, here."""
     priority_classes = tuple(priority_classes)
     check_priority_classes(priority_classes)  # one name once, one global default
     classes = {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES}
@@ -168,9 +174,14 @@ def admit_priorities(pods: Iterable[Pod], priority_classes: Iterable[PriorityCla
     default = min((pc for pc in classes.values() if pc.global_default),
                   key=lambda pc: pc.value, default=None)
     keep = unknown == "keep"
-    return tuple(pod if pod.priority_set or pod.priority  # admitted already: as it is
-                 or (keep and pod.priority_class_name and pod.priority_class_name not in classes)
-                 else _admit_priority(pod, classes, default) for pod in pods)
+
+    def admit(pod: Pod) -> Pod:
+        if pod.priority_set or pod.priority or (  # admitted already: as it is
+                keep and pod.priority_class_name and pod.priority_class_name not in classes):
+            return pod
+        return _admit_priority(pod, classes, default)
+
+    return admit
 
 
 def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass],
@@ -557,5 +568,5 @@ def _model_kind(obj: Any) -> str | None:
 
 
 __all__ = ["BUILTIN_PRIORITY_CLASSES", "IgnoredObjectsWarning", "MissingFileError", "Objects",
-           "admit_priorities", "is_client_model", "iter_manifests", "read_objects", "to_wire",
-           "without_orphans"]
+           "admit_priorities", "is_client_model", "iter_manifests", "priority_admission",
+           "read_objects", "to_wire", "without_orphans"]

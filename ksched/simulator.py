@@ -69,7 +69,7 @@ from ksched.inputs import (
     merged_classes,
     policy_objects,
 )
-from ksched.io import admit_priorities
+from ksched.io import priority_admission
 from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
@@ -130,6 +130,7 @@ class Simulator:
         self.percentage = percentage_of_nodes_to_score or 0
         self.pdbs = list(pdbs) or list(policy_objects(self.cluster, "pdbs"))
         self.priority_classes = merged_classes(self.cluster, priority_classes)
+        self._admit = priority_admission(self.priority_classes)
         self.replicas = {**workload_replicas(self.cluster), **(replicas or {})}
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
@@ -310,7 +311,7 @@ class Simulator:
             self._change_node(event.kind, event.name)
 
     def _create(self, pod: Pod, duration: float | None) -> None:
-        pod = admit_priorities([pod], self.priority_classes)[0]
+        pod = self._admit(pod)
         key = pod.key
         if key in self._pods:  # it was created with a duration that has not run out
             self._record(key, IGNORED, reason=f'pods "{pod.name}" already exists')
@@ -329,7 +330,7 @@ class Simulator:
 
     def _update(self, pod: Pod) -> None:
         """A pod changed: pending (``Update``) or bound (:meth:`_update_bound`)."""
-        pod = admit_priorities([pod], self.priority_classes)[0]
+        pod = self._admit(pod)
         old, row = self._pods.get(pod.key), self.assumer.row_of(pod.key)
         if pod.key in self.waiting_pods:
             return
