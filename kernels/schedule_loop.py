@@ -37,6 +37,7 @@ group; attach_any : bool[C, G] it attaches anything there.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,9 @@ from .tree_run import (
     tree_run_plain,
 )
 
-__all__ = ["schedule_loop", "EVALUATED_AT", "KNOWN_FAILURE", "NEW_FAILURE", "NEXT_START_AT",
-           "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY", "W_SPREAD"]
+__all__ = ["schedule_loop", "loop_for", "PARAMETERS", "EVALUATED_AT", "KNOWN_FAILURE",
+           "NEW_FAILURE", "NEXT_START_AT", "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY",
+           "W_SPREAD"]
 
 
 def _make_loop(full: bool) -> Any:
@@ -352,10 +354,20 @@ def _make_loop(full: bool) -> Any:
 _LOOPS = (_make_loop(False), _make_loop(True))
 
 
+#: The loop's parameters in order (a caller passing them all by position skips the folding of
+#: ~100 keywords at each call).
+PARAMETERS = tuple(inspect.signature(_LOOPS[0].py_func).parameters)
+
+
 def schedule_loop(*args: Any, full: bool = True, **kwargs: Any) -> int:
     """The compiled loop (see its docstring in :func:`_make_loop`): the plain variant when
     ``full`` is false (no class spreads, has pod affinity or a varying normalised score)."""
     return _LOOPS[bool(full)](*args, **kwargs)
+
+
+def loop_for(full: bool) -> Any:
+    """The compiled variant :func:`schedule_loop` runs for ``full``."""
+    return _LOOPS[bool(full)]
 
 
 def _make_walk(counts_domains: bool) -> Any:

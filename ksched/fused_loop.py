@@ -21,8 +21,9 @@ something for (:func:`~ksched.framework.capabilities.reserves_for`: the caller r
 after the run, :meth:`FusedLoop.binds`), only when the pod uses its claims alone: then no other
 pod's placement or Reserve changes its verdicts.
 
-Classes whose pods differ only in what they request (one :func:`~ksched.pods.shape_signature`)
-share the node-static verdicts and scores of the first of them; each computes only its requests.
+Classes whose pods differ only in what they request and how they rank (one
+:func:`~ksched.pods.sibling_signature`) share the node-static verdicts and scores of the
+first of them; each computes only its requests.
 A pod that fits nowhere fails inside the loop, which words the failure itself where the class
 allows it (:mod:`ksched.loop_failures`) and goes on.
 """
@@ -40,7 +41,6 @@ from ksched.class_tables import ClassTables, RequestTables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
-    AttachTable,
     FilterKind,
     Normalization,
     ScoreKind,
@@ -55,11 +55,9 @@ from ksched.framework.capabilities import (
 )
 from ksched.framework.interfaces import Cycle, PreFilterResult
 from ksched.framework.runtime import Framework
-from ksched.kernels import node_resources_fit as fit_kernels
-from ksched.kernels import schedule_loop as loop_kernels
-from ksched.plugins.node_resources_fit import shape_arrays
+from ksched.loop_call import ONE_CLASS, ONE_WALK, LoopCall, loop_parameters, no_attach
 from ksched.loop_failures import FailureWording, StaticStatuses, Tallies, worded
-from ksched.pods import class_signature, shape_signature, spec_signature
+from ksched.pods import class_signature, shape_signature, sibling_signature, spec_signature
 from ksched.state import ClusterState, host_ports
 from ksched.status import Code, Status
 from ksched.volume_classes import ClaimUse, has_claims
@@ -97,8 +95,6 @@ def _of_kind(entries: Sequence[tuple[str, Any]], kind: Any, kind_of: Any) -> tup
 
 
 _UNSEEN = object()
-#: The attach table of runs that count no volumes, per node count.
-_NO_ATTACH: dict[int, AttachTable] = {}
 #: Room for no failure record (the loop words none) for runs of one pod.
 _NO_TALLIES: dict[int, Tallies] = {}
 #: Classes x nodes of one-class arrays :meth:`FusedLoop.arrays` keeps (oldest out first).
@@ -142,10 +138,11 @@ class FusedLoop:
         self.fit_position = self.filter_position.get(self.fit_name, -1) if self.fit else -1
         #: The FitError messages of the failures the loop tallies.
         self.wording = FailureWording(self.tables, state, self.fit, self.fit_name)
-        #: Per :func:`~ksched.pods.shape_signature`, the first class of that shape that
-        #: counts no pods, and what :meth:`_admitted` and :meth:`_eligible` said: classes
-        #: differing only in their requests share them. Only where every plugin is in-tree
-        #: (none reads requests but NodeResourcesFit and the resource scores).
+        #: Per :func:`~ksched.pods.sibling_signature`, the first class of it that
+        #: counts no pods, and per :func:`~ksched.pods.shape_signature` what :meth:`_admitted`
+        #: and :meth:`_eligible` said: classes differing only in their requests (and, for the
+        #: first, rank) share them. Only where every plugin is in-tree (none reads requests
+        #: but NodeResourcesFit and the resource scores, nor priorities).
         self._shapes: dict[tuple, int] = {}
         self._shape_verdicts: dict[tuple, tuple[Any, bool]] = {}
         self._shares_shapes = all(type(p).__module__.startswith("ksched.plugins.")
@@ -168,6 +165,10 @@ class FusedLoop:
         self.fit_scorer, self.balanced, self.spread_scorer, self.affinity_scorer = \
             (p for _, p in scorers)
         self.request_tables = RequestTables(self.fit, self.fit_scorer, self.balanced)
+        #: The loop's arguments that the profile decides.
+        self.parameters = loop_parameters(self.fit_scorer, self.weights, self.normalized,
+                                          state.labels, framework.has_scoring,
+                                          self.fit is not None)
         #: The topology spread plugin, wherever it is enabled.
         self.spread = next((p for p in framework.plugins.values()
                             if filter_kind(p) is FilterKind.TOPOLOGY_SPREAD
@@ -182,8 +183,8 @@ class FusedLoop:
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity, count_pods)
         self._arrays: dict[str, Any] | None = None
-        #: :meth:`_full` of the arrays it was found for.
-        self._full_of: tuple[Any, bool] = (None, True)
+        #: Per :meth:`arrays` ``(c)`` kept, the loop's arguments prepared (:meth:`_call`).
+        self._calls: dict[int, LoopCall] = {}
         #: Select by a tree over the node walk where the loop can (``False``: walk every pod).
         self.tree_selection = True
 
@@ -210,29 +211,33 @@ class FusedLoop:
             return self.tables.device_classes.class_of(self, pod, state)
         if pod.volumes and has_claims(pod):
             return self._claim_class(pod, state)
-        identity = tuple(map(id, pod_signature(pod)))
+        key = pod_signature(pod)
+        identity = tuple(map(id, key))
         found = self.classes_by_identity.get(identity, _UNSEEN)
-        if found is _UNSEEN or (found is not None and state.objects.get("workloads")):
-            key = pod_signature(pod)
-            found = self.verdicts.get(key, _UNSEEN) if not state.objects.get("workloads") \
-                else _UNSEEN
+        workloads = state.objects.get("workloads")
+        if found is _UNSEEN or (found is not None and workloads):
+            found = self.verdicts.get(key, _UNSEEN) if not workloads else _UNSEEN
             if found is _UNSEEN:
-                found = None
-                shape = shape_signature(pod) if self._shares_shapes and \
-                    not state.objects.get("workloads") else None
-                admitted, eligible = self._shape_verdicts.get(shape, (_UNSEEN, False))
-                if admitted is _UNSEEN:
-                    admitted = self._admitted(pod, state)
-                    eligible = admitted is not None and self._eligible(pod, state)
-                    if shape is not None:
-                        self._shape_verdicts[shape] = admitted, eligible
-                if eligible:
-                    if key not in self.classes:
-                        self.classes[key] = self._compile(pod, state, *admitted, shape=shape)
-                    found = self.classes[key]
-                self.verdicts[key] = found
+                found = self.verdicts[key] = self._new_verdict(pod, key, state, not workloads)
             self.classes_by_identity[identity] = found
         return found
+
+    def _new_verdict(self, pod: Pod, key: tuple, state: ClusterState, shares: bool
+                     ) -> int | None:
+        """:meth:`class_of` a pod of a signature not seen (``shares``: classes of one shape
+        may share their verdicts)."""
+        shape = shape_signature(pod) if self._shares_shapes and shares else None
+        admitted, eligible = self._shape_verdicts.get(shape, (_UNSEEN, False))
+        if admitted is _UNSEEN:
+            admitted = self._admitted(pod, state)
+            eligible = admitted is not None and self._eligible(pod, state)
+            if shape is not None:
+                self._shape_verdicts[shape] = admitted, eligible
+        if not eligible:
+            return None
+        if key not in self.classes:
+            self.classes[key] = self._compile(pod, state, *admitted, shape=shape)
+        return self.classes[key]
 
     def _claim_class(self, pod: Pod, state: ClusterState) -> int | None:
         """:meth:`class_of` a pod with claims: by its spec but the volumes, what its volumes
@@ -317,17 +322,19 @@ class FusedLoop:
         """Compile a new class (its volumes counted against attach limits, Reserve to run
         for its pods); ``None`` when the loop does not model the pod's cycle, or a plugin
         refuses a feature ksched does not model (the framework raises it in turn). A class
-        whose pods differ from an earlier class's only by what they request (the same
-        ``shape``, :func:`~ksched.pods.shape_signature`) takes that class's node-static
-        verdicts and scores and computes only its requests (:meth:`_add_sibling`)."""
+        whose pods differ from an earlier class's only by what they request and how they rank
+        (one :func:`~ksched.pods.sibling_signature`; ``shape`` given: all plugins
+        allow it) takes that class's node-static verdicts and scores and computes only its
+        requests (:meth:`_add_sibling`)."""
         cycle = Cycle(state, pod)
-        sibling = self._shapes.get(shape, -1) if shape is not None and not attach else -1
+        key = sibling_signature(pod) if shape is not None and not attach else None
+        sibling = self._shapes.get(key, -1) if key is not None else -1
         if sibling >= 0:
             return self._add_sibling(cycle, sibling, binds)
         found = self._compile_cycle(cycle, attach, binds)
-        if found is not None and shape is not None and not attach \
+        if found is not None and key is not None \
                 and not self.counts_pods(found):  # siblings share no counts
-            self._shapes[shape] = found
+            self._shapes[key] = found
         return found
 
     def _add_sibling(self, cycle: Cycle, s: int, binds: bool) -> int | None:
@@ -500,11 +507,13 @@ class FusedLoop:
             found = {**t.stacked(layout, len(self.normalized)),
                      **t.walk_arrays(layout, self.fit is not None),
                      **t.counter_arrays(self.counts, layout),
-                     **t.attach_arrays(), **self._parameters(t)}
+                     **t.attach_arrays(),
+                     **self.parameters, "node_unique": t.unique_columns(layout.labels)}
             if c < 0:
                 self._arrays, self._stacked = found, len(t.static_ok)
             else:
                 if len(self._one) >= max(64, ONE_CLASS_NODES // (self.layout.num_nodes + 1)):
+                    self._calls.pop(next(iter(self._one)), None)
                     del self._one[next(iter(self._one))]
                 self._one[c] = found
         return found
@@ -513,22 +522,6 @@ class FusedLoop:
         """The class of a run of one pod that takes its class's arrays alone, else -1."""
         c = int(classes[begin]) if begin == len(classes) - 1 and not self.count_pods else -1
         return c if c in self._one or c >= 0 and self.tables.one(c) is not None else -1
-
-    def _parameters(self, t: ClassTables) -> dict[str, Any]:
-        scorer = self.fit_scorer
-        shape_x, shape_y = shape_arrays(scorer.args.shape if scorer is not None else ())
-        return dict(
-            fit_strategy=scorer.strategy_code if scorer is not None
-            else fit_kernels.LEAST_ALLOCATED,
-            fit_weights=np.array([w for _, w in scorer.args.resources] if scorer is not None
-                                 else [], dtype=np.int64),
-            shape_x=shape_x, shape_y=shape_y, weights=self.weights,
-            norm_reverse=np.array([s[3] is Normalization.REVERSE for s in self.normalized],
-                                  dtype=np.bool_),
-            norm_weight=np.array([s[2] for s in self.normalized], dtype=np.int64),
-            labels=self.layout.labels, node_unique=t.unique_columns(self.layout.labels),
-            has_scoring=self.framework.has_scoring,
-            fit_enabled=self.fit is not None)
 
     def left_out_scores(self) -> np.ndarray:
         """Per class, int64[C]: what the loop's totals lack of upstream's, the same on every
@@ -543,7 +536,7 @@ class FusedLoop:
         """Whether a class (of a run of ``classes[begin:]``) counts volumes against attach
         limits (the loop then reads the attached volumes of the state's pods)."""
         c = -1 if classes is None else self._one_class(classes, begin)
-        return c < 0 and bool(self.arrays()["has_attach"].any())
+        return c < 0 and self._call(-1).attaches
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
@@ -553,47 +546,52 @@ class FusedLoop:
         where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`; without
         ``out_walk`` each pod's walk is not kept; without ``tallies`` the loop words no
         failure and stops at each new one)."""
-        if out_walk is None:
-            out_walk = np.empty((len(classes), 4), dtype=np.int64)
+        one = len(classes) == 1
+        if out_walk is None:  # written, never read: kept for runs of one pod
+            out_walk = ONE_WALK if one else np.empty((len(classes), 4), dtype=np.int64)
         if tallies is None:  # one pod at a time (the simulator): kept
             tallies = _NO_TALLIES.get(len(classes)) or Tallies(len(classes), records=0)
-            if len(classes) == 1:
+            if one:
                 _NO_TALLIES[1] = tallies
-        counts, c = self.counts, self._one_class(classes, begin)
-        arrays, rows = self.arrays(c), slice(c, c + 1) if c >= 0 else slice(None)
-        if c < 0 and self.counts_attachments():
-            table = self.tables.device_classes.attach_table(state, self.attach_filter, arrays)
+        c = self._one_class(classes, begin)
+        call = self._call(c)
+        if c < 0 and call.attaches:
+            table = self.tables.device_classes.attach_table(state, self.attach_filter,
+                                                            call.arrays)
         else:
-            n = state.num_nodes
-            table = _NO_ATTACH.get(n) or _NO_ATTACH.setdefault(n, AttachTable(
-                np.zeros(n, np.int64), np.zeros((n, 0), np.int64), np.zeros((n, 0), np.int64)))
-        stop = loop_kernels.schedule_loop(
-            begin, classes - max(c, 0), state.allocatable, state.requested,
-            state.nonzero_requested, state.port_count, state.tree_order,
-            state.resource_column(PODS), **arrays,
-            percentage=percentage, tie_mode=tie_mode, draws=draws, state=counters,
-            fail_epoch=self.fail_epoch[rows], node_version=self.node_version,
-            counter_counts=counts.counter_counts, ipa_rows=counts.rows,
-            ipa_affinity_empty=counts.affinity_empty[rows],
-            cached_version=self.cached_version[rows], cached_score=self.cached_score[rows],
-            attach_group=table.group, attach_limits=table.limits, attached=table.attached,
-            use_tree=self.tree_selection, full=self._full(arrays, c),
-            fit_position=self.fit_position,
-            out_fail=tallies.out_fail, rec_class=tallies.rec_class,
-            rec_indptr=tallies.rec_indptr, rec_keys=tallies.rec_keys,
-            rec_counts=tallies.rec_counts, rec_used=tallies.used,
-            out_node=out_node, out_start=out_start, out_walk=out_walk)
-        return int(stop)
+            table = no_attach(state.num_nodes)
+        return call(begin, ONE_CLASS if one and c >= 0 else classes - max(c, 0),
+                    state.allocatable, state.requested, state.nonzero_requested,
+                    state.port_count, state.tree_order, state.resource_column(PODS), percentage,
+                    tie_mode, draws, counters, table.group, table.limits, table.attached,
+                    self.tree_selection, tallies.out_fail, tallies.rec_class,
+                    tallies.rec_indptr, tallies.rec_keys, tallies.rec_counts, tallies.used,
+                    out_node, out_start, out_walk)
+
+    def _call(self, c: int) -> LoopCall:
+        """The loop's prepared arguments for :meth:`arrays` ``(c)`` (made anew with those),
+        viewing the live per-class state."""
+        arrays, counts = self.arrays(c), self.counts
+        call = self._calls.get(c)
+        if call is None or call.arrays is not arrays:
+            call = self._calls[c] = LoopCall(arrays, self._full(arrays, c), {
+                **arrays, "node_version": self.node_version, "fit_position": self.fit_position})
+        rows = slice(c, c + 1) if c >= 0 else slice(None)
+        return call.refresh(
+            (self.fail_epoch, self.cached_version, self.cached_score, counts.affinity_empty,
+             counts.counter_counts, counts.rows),
+            lambda: dict(fail_epoch=self.fail_epoch[rows],
+                         cached_version=self.cached_version[rows],
+                         cached_score=self.cached_score[rows],
+                         ipa_affinity_empty=counts.affinity_empty[rows],
+                         counter_counts=counts.counter_counts, ipa_rows=counts.rows))
 
     def _full(self, arrays: dict[str, Any], c: int = -1) -> bool:
         """Whether some class of ``arrays`` (``c >= 0``: class ``c``'s alone) counts pods per
         topology domain or normalises a node-static score that varies (the loop then runs
-        with that code compiled in); kept with the arrays."""
-        if self._full_of[0] is not arrays:
-            classes = [c] if c >= 0 else range(len(arrays["static_ok"]))
-            full = bool(arrays["norm_varies"].any()) or any(map(self.counts_pods, classes))
-            self._full_of = (arrays, full)
-        return self._full_of[1]
+        with that code compiled in)."""
+        classes = [c] if c >= 0 else range(len(arrays["static_ok"]))
+        return bool(arrays["norm_varies"].any()) or any(map(self.counts_pods, classes))
 
 
 __all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "StaticStatuses", "Tallies",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -51,9 +52,28 @@ def shape_signature(pod: Pod) -> tuple:
     limits, its overhead and pod-level resources): the fused loop's classes of one shape
     share their node-static verdicts and scores, which the in-tree plugins judge without
     reading requests."""
-    container = lambda c: (c.name, c.image, c.ports, c.restart_policy)  # noqa: E731
-    return (_unrequested(pod), tuple(map(container, pod.containers)),
-            tuple(map(container, pod.init_containers)))
+    return (_unrequested(pod), tuple(map(_container_shape, pod.containers)),
+            tuple(map(_container_shape, pod.init_containers)))
+
+
+#: Pod fields that say how a pod ranks: the queue and preemption read them, none of the
+#: in-tree Filter, Score, PreFilter and PreScore plugins.
+PRIORITY_FIELDS = frozenset({"priority", "priority_set", "priority_class_name",
+                             "preemption_policy", "preemption_policy_set"})
+_unranked = _signature(IDENTITY_FIELDS | TIME_FIELDS | REQUEST_FIELDS | PRIORITY_FIELDS)
+
+
+def sibling_signature(pod: Pod) -> tuple:
+    """:func:`shape_signature` but how the pod ranks (:data:`PRIORITY_FIELDS`): classes
+    alike here differ only in what they request and how they rank, which no in-tree plugin's
+    node-static verdicts or scores read."""
+    return (_unranked(pod), tuple(map(_container_shape, pod.containers)),
+            tuple(map(_container_shape, pod.init_containers)))
+
+
+def _container_shape(container: Any) -> tuple:
+    """What the shape signatures read of a container (not its requests and limits)."""
+    return container.name, container.image, container.ports, container.restart_policy
 
 
 def request_signature(pod: Pod) -> tuple:
@@ -66,6 +86,6 @@ def request_signature(pod: Pod) -> tuple:
             pod.overhead, pod.pod_requests, pod.pod_limits)
 
 
-__all__ = ["IDENTITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS", "UNFILTERED_FIELDS",
-           "class_signature", "filter_signature", "request_signature", "shape_signature",
-           "spec_signature"]
+__all__ = ["IDENTITY_FIELDS", "PRIORITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS",
+           "UNFILTERED_FIELDS", "class_signature", "filter_signature", "request_signature",
+           "shape_signature", "sibling_signature", "spec_signature"]
