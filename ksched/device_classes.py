@@ -97,23 +97,30 @@ class DeviceClasses:
         self.stacked = len(self.columns.columns) if self.columns else 0
         return self.stacked
 
+    def counts_volumes(self, arrays: dict[str, Any]) -> bool:
+        """Whether the attach table of a run with ``arrays`` has the volume drivers' columns
+        (read from the state's pods; the device columns are read from its DRA objects)."""
+        adds = arrays["attach_adds"]
+        return adds.shape[2] > self.stacked or adds.shape[1] > 1
+
     def attach_table(self, state: Any, attach_filter: Any, arrays: dict[str, Any]
                      ) -> AttachTable:
         """The attach table of a run with ``arrays``: the volume drivers' columns (the
         attach-limit filter's), then the device columns (their devices and those taken)."""
-        adds = arrays["attach_adds"]
         k = self.stacked
         n = state.num_nodes
-        if adds.shape[2] > k or adds.shape[1] > 1:
-            table = attach_filter.attach_table(state)
-        else:
-            table = AttachTable(np.zeros(n, np.int64), np.zeros((n, 0), np.int64),
-                                np.zeros((n, 0), np.int64))
-        if not k:
-            return table
-        limits, taken = self.columns.table(state)
-        return AttachTable(table.group, np.hstack([table.limits, limits[:, :k]]),
-                           np.hstack([table.attached, taken[:, :k]]))
+        volumes = self.counts_volumes(arrays)
+        if volumes or not k:
+            table = attach_filter.attach_table(state) if volumes else AttachTable(
+                np.zeros(n, np.int64), np.zeros((n, 0), np.int64), np.zeros((n, 0), np.int64))
+            if not k:
+                return table
+        limits, taken = self.columns.table(state)  # the caller's own
+        if not volumes:
+            return AttachTable(np.zeros(n, np.int64), np.ascontiguousarray(limits[:, :k]),
+                               np.ascontiguousarray(taken[:, :k]))
+        return AttachTable(table.group, np.concatenate([table.limits, limits[:, :k]], axis=1),
+                           np.concatenate([table.attached, taken[:, :k]], axis=1))
 
     def reserve(self, cache: Any, pods: Any, rows: np.ndarray, nodes: np.ndarray,
                 classes: np.ndarray) -> None:

@@ -534,9 +534,10 @@ class FusedLoop:
 
     def counts_attachments(self, classes: np.ndarray | None = None, begin: int = 0) -> bool:
         """Whether a class (of a run of ``classes[begin:]``) counts volumes against attach
-        limits (the loop then reads the attached volumes of the state's pods)."""
-        c = -1 if classes is None else self._one_class(classes, begin)
-        return c < 0 and self._call(-1).attaches
+        limits (the loop then reads the attached volumes of the state's pods, not devices)."""
+        call = self._call(-1) if classes is None or self._one_class(classes, begin) < 0 else None
+        return call is not None and call.attaches \
+            and self.tables.device_classes.counts_volumes(call.arrays)
 
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,

@@ -18,6 +18,7 @@ left to the allocator (the later one is not compiled): one column never changes 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -36,6 +37,8 @@ __all__ = ["DeviceColumns", "DeviceNeed"]
 
 #: A device: (driver, pool, device name).
 DeviceID = tuple[str, str, str]
+#: The most allocation results :class:`DeviceColumns` keeps.
+_KEPT = 1 << 16
 
 
 class DeviceNeed(NamedTuple):
@@ -66,10 +69,17 @@ class DeviceColumns:
         self._groups: dict[tuple, int | None] = {}
         #: Per compiled device: (column, node row).
         self._where: dict[DeviceID, tuple[int, int]] = {}
-        #: The last :meth:`table`'s DRA objects, taken devices and claims per device, and
-        #: those of the last one counted afresh.
+        #: The last :meth:`table`'s DRA objects, taken devices and claims per device (the
+        #: running count, changed in place), and those of the last one counted afresh (never
+        #: changed: a version not made from the last one starts from it).
         self._last: tuple | None = None
         self._counted: tuple | None = None
+        #: The devices per node and column (:meth:`table`; the columns only grow).
+        self._limits: np.ndarray | None = None
+        #: The last need :meth:`_need` found: (DRA objects, the pod's claim fields, need).
+        self._memo: tuple | None = None
+        #: (ids of the classes and claim specs, device IDs) -> (those, allocation results).
+        self._allocated: dict[tuple, tuple] = {}
         #: id(claim spec) -> (spec, (group, count) or ``None``).
         self._shapes: dict[int, tuple[ClaimSpec, tuple | None]] = {}
 
@@ -79,20 +89,44 @@ class DeviceColumns:
     def of(cls, state: Any) -> DeviceColumns:
         """The columns of ``state``'s nodes, classes and slices (kept with the slices, so
         that later batches on the cluster find them compiled)."""
-        key = ("columns", tuple(state.node_names))
         cache = dra_objects(state).slice_cache
+        names = state.node_names
+        last = cache.get("columns:last")
+        if last is not None and last[0] is names:
+            return last[1]
+        key = ("columns", tuple(names))
         found = cache.get(key)
         if found is None:
             found = cache[key] = cls(state)
+        cache["columns:last"] = (names, found)
         return found
 
     def need(self, pod: Any, state: Any, named: Collection = ()) -> DeviceNeed | None:
         """What ``pod`` takes, when the loop can count it (see the module; ``named``: the
         (namespace, name) of the claims some pod names, shared: not counted); ``None``:
         the allocator judges it, node by node."""
-        dra = dra_objects(state)
+        found = self._need(pod, dra_objects(state), named)
+        return None if found is None else found[0]
+
+    def _need(self, pod: Any, dra: DraObjects, named: Collection
+              ) -> tuple[DeviceNeed, list[tuple[str, str, Any]]] | None:
+        """:meth:`need` in ``dra``, with the pod's claims (:func:`pod_claims`); the last
+        answer found kept (``named`` only ever turns one into ``None``)."""
         if dra.slice_cache is not self.cache:
             return None
+        key = (pod.uid, pod.name, pod.namespace, pod.resource_claims, pod.claim_sources,
+               pod.claim_statuses)
+        memo = self._memo
+        if not named and memo is not None and memo[0] is dra and memo[1] == key:
+            return memo[2]
+        found = self._find_need(pod, dra, named)
+        if found is not None:
+            self._memo = (dra, key, found)
+        return found
+
+    def _find_need(self, pod: Any, dra: DraObjects, named: Collection
+                   ) -> tuple[DeviceNeed, list[tuple[str, str, Any]]] | None:
+        """:meth:`_need`, worked out."""
         try:
             claims = pod_claims(pod, dra)
         except ClaimLookupError:
@@ -107,7 +141,7 @@ class DeviceColumns:
                 return None
             group, total = shape[0], total + shape[1]
         column = self._column(group, dra) if group is not None else None
-        return None if column is None else DeviceNeed(column, total)
+        return None if column is None else (DeviceNeed(column, total), claims)
 
     def _shape(self, spec: ClaimSpec) -> tuple | None:
         """(group, device count) of a claim whose requests are exact counts of one class and
@@ -190,31 +224,46 @@ class DeviceColumns:
     def table(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
         """(devices, taken): int64[n_nodes, K] each column's devices per node, and those of
         them the state's allocated claims hold (counted from the last table's version where
-        the state's DRA objects were updated from it)."""
+        the state's DRA objects were updated from it). Both are the caller's own."""
         n, k = len(self.nodes), len(self.columns)
-        limits = np.zeros((n, k), dtype=np.int64)
-        for c, column in enumerate(self.columns):
-            limits[:, c] = np.diff(np.asarray(column.indptr, dtype=np.int64))
-        return limits, self._taken(dra_objects(state), n, k)
+        if self._limits is None or self._limits.shape[1] != k:
+            limits = np.zeros((n, k), dtype=np.int64)
+            for c, column in enumerate(self.columns):
+                limits[:, c] = np.diff(np.asarray(column.indptr, dtype=np.int64))
+            self._limits = limits
+        return self._limits.copy(), self._taken(dra_objects(state), n, k)
 
     def _taken(self, dra: DraObjects, n: int, k: int) -> np.ndarray:
-        """The compiled devices ``dra``'s claims hold, per node and column."""
-        for known in (self._last, self._counted):
-            if known is None or known[1].shape[1] != k:
-                continue
-            changes = [] if known[0] is dra else dra.changes_since(known[0])
+        """The compiled devices ``dra``'s claims hold, per node and column: the last count
+        brought up to date in place where ``dra`` was updated from its version, else the
+        last fresh count's copy brought up to date, else a fresh count."""
+        last = self._last
+        if last is not None and last[1].shape[1] == k:
+            changes = [] if last[0] is dra else dra.changes_since(last[0])
             if changes is not None:
-                taken, held = known[1].copy(), dict(known[2])
-                for before, after in changes:
-                    self._hold(taken, held, before, -1)
-                    self._hold(taken, held, after, 1)
-                break
+                taken, held = last[1], last[2]
+                self._replay(taken, held, changes)
+                self._last = (dra, taken, held)
+                return taken.copy()
+        counted = self._counted
+        changes = None
+        if counted is not None and counted[1].shape[1] == k:
+            changes = [] if counted[0] is dra else dra.changes_since(counted[0])
+        if changes is not None:
+            taken, held = counted[1].copy(), dict(counted[2])
+            self._replay(taken, held, changes)
         else:
             taken, held = np.zeros((n, k), dtype=np.int64), {}
             self._hold(taken, held, dra.resource_claims, 1)
-            self._counted = (dra, taken, held)
+            self._counted = (dra, taken.copy(), dict(held))
         self._last = (dra, taken, held)
         return taken.copy()
+
+    def _replay(self, taken: np.ndarray, held: dict, changes: Sequence[tuple]) -> None:
+        """Apply ``changes`` (claims taken out, claims put in; oldest first) to a count."""
+        for before, after in changes:
+            self._hold(taken, held, before, -1)
+            self._hold(taken, held, after, 1)
 
     def _hold(self, taken: np.ndarray, held: dict, claims: Sequence[Any], step: int) -> None:
         """Count (``step`` 1) or uncount (-1) the compiled devices ``claims`` allocate without
@@ -236,32 +285,77 @@ class DeviceColumns:
                 else:
                     del held[key]
 
+    def allocations(self, pod: Any, row: int, dra: DraObjects
+                    ) -> tuple[list[tuple[str, str, Any]], list[Any]] | None:
+        """What the allocator finds for ``pod``'s claims on node row ``row`` in ``dra``, when
+        the pod is one the loop counts (see the module): (the pod's claims as
+        :func:`pod_claims` gives them, each one's allocation); ``None``: it is not, or the
+        node lacks the free devices (the allocator is to judge)."""
+        found = self._need(pod, dra, ())
+        if found is None:
+            return None
+        (k, need), claims = found
+        free = self._free(k, row, need, self._in_use(dra), ())
+        if free is None:
+            return None
+        return claims, self._results([c for _, _, c in claims], dra.classes, free)
+
+    def _results(self, claims: Sequence[Any], classes: Any,
+                 free: list[tuple[DeviceID, ResourceSlice]]) -> list[Any]:
+        """:func:`_allocations`, kept per claim specs, classes and devices (what they depend
+        on, with the devices' slices: those of the columns)."""
+        specs = (classes, *(c.spec for c in claims))
+        key = (tuple(map(id, specs)), tuple(d for d, _ in free))
+        found = self._allocated.get(key)
+        if found is not None and all(map(operator.is_, found[0], specs)):
+            return list(found[1])
+        out = _allocations(claims, classes, free)
+        if len(self._allocated) >= _KEPT:
+            self._allocated.clear()
+        self._allocated[key] = (specs, tuple(out))
+        return out
+
+    def _in_use(self, dra: DraObjects) -> Collection[DeviceID]:
+        """The devices ``dra``'s claims hold (without admin access): of the compiled ones,
+        the last count's where it is ``dra``'s (a dict: cheaper to ask)."""
+        last = self._last
+        if last is not None and last[0] is dra and last[1].shape[1] == len(self.columns):
+            return last[2]
+        return dra.allocated_devices()
+
+    def _free(self, k: int, row: int, need: int, allocated: Collection, taking: Collection
+              ) -> list[tuple[DeviceID, ResourceSlice]] | None:
+        """The first ``need`` devices of column ``k`` on node row ``row`` in neither
+        ``allocated`` nor ``taking`` (``None``: fewer are)."""
+        column = self.columns[k]
+        devices = column.devices
+        free = []
+        for i in range(column.indptr[row], column.indptr[row + 1]):
+            device = devices[i]
+            if device[0] not in allocated and device[0] not in taking:
+                free.append(device)
+                if len(free) == need:
+                    return free
+        return None
+
     def reserve(self, cache: ClaimCache, placed: Sequence[tuple[Any, int, DeviceNeed]]) -> None:
         """``Reserve`` for pods the loop placed, in order: (pod, node row, need) each; the
         claims assumed in ``cache`` at once."""
         if not placed:
             return
         dra = cache.current
-        allocated = dra.allocated_devices()
+        allocated = self._in_use(dra)
         classes = dra.classes
         taking: set[DeviceID] = set()
         updated = []
         for pod, row, (k, need) in placed:
-            column = self.columns[k]
-            devices = column.devices
-            free = []
-            for i in range(column.indptr[row], column.indptr[row + 1]):
-                device = devices[i]
-                if device[0] not in allocated and device[0] not in taking:
-                    free.append(device)
-                    if len(free) == need:
-                        break
-            if len(free) < need:
+            free = self._free(k, row, need, allocated, taking)
+            if free is None:
                 raise AssertionError(f"the compiled loop placed {pod.key} on "
                                      f"{self.nodes[row].name} without {need} free devices")
             taking.update(d for d, _ in free)
             claims = [c for _, _, c in pod_claims(pod, dra)]
-            updated += reserved_claims(pod, claims, _allocations(claims, classes, free))
+            updated += reserved_claims(pod, claims, self._results(claims, classes, free))
         cache.assume(updated)
 
 

@@ -16,12 +16,15 @@ The suffix is deterministic (upstream: five random characters from ``generateNam
 from __future__ import annotations
 
 import hashlib
+import operator
 from typing import Any
 
 import attrs
 
+from ksched.api import Pod
+from ksched.api.fields import assembler
 from ksched.dra.claims import FINALIZER, ResourceClaim
-from ksched.dra.state import ClaimCache, DraObjects
+from ksched.dra.state import ClaimCache, DraObjects, evolved
 
 __all__ = ["claims_created", "claims_released", "generate_claims", "release_claims"]
 
@@ -51,7 +54,24 @@ def generate_claims(pod: Any, dra: DraObjects) -> tuple[Any, list[ResourceClaim]
     if not made:
         return pod, []
     order = [n for n, _, _ in pod.claim_sources if n in statuses]
-    return attrs.evolve(pod, claim_statuses=tuple((n, statuses[n]) for n in order)), made
+    return _with_statuses(pod, tuple((n, statuses[n]) for n in order)), made
+
+
+#: A Pod's fields, and a Pod made of their values as they are (no converter or check again).
+_POD_FIELDS = tuple(f.name for f in attrs.fields(Pod))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
+_assemble_pod = assembler(Pod, _POD_FIELDS)
+_STATUSES = _POD_FIELDS.index("claim_statuses")
+
+
+def _with_statuses(pod: Any, statuses: tuple[tuple[str, str], ...]) -> Any:
+    """``attrs.evolve(pod, claim_statuses=statuses)``: the statuses are in their final form
+    (a tuple of string pairs), the other fields a Pod's already."""
+    if type(pod) is not Pod:
+        return attrs.evolve(pod, claim_statuses=statuses)
+    values = list(_pod_values(pod))
+    values[_STATUSES] = statuses
+    return _assemble_pod(values)
 
 
 def release_claims(pod: Any, dra: DraObjects
@@ -75,7 +95,7 @@ def release_claims(pod: Any, dra: DraObjects
         if not reserved:
             changes["allocation"] = None
             changes["finalizers"] = tuple(f for f in claim.finalizers if f != FINALIZER)
-        updated.append(attrs.evolve(claim, **changes))
+        updated.append(evolved(claim, **changes))
     return updated, deleted
 
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from ksched.dra.claims import FINALIZER, AllocationResult, ResourceClaim
-from ksched.dra.state import DraObjects
+from ksched.dra.state import DraObjects, evolved
 
 __all__ = ["ClaimLookupError", "pod_claims", "reserved_claims"]
 
@@ -73,5 +71,5 @@ def reserved_claims(pod: Any, claims: Sequence[ResourceClaim],
                 changes["finalizers"] = (*claim.finalizers, FINALIZER)
         if not reserved:
             changes["reserved_for"] = (*claim.reserved_for, ("pods", pod.name, pod.uid))
-        updated.append(attrs.evolve(claim, **changes))
+        updated.append(evolved(claim, **changes))
     return updated

@@ -253,8 +253,12 @@ class DynamicResources:
         claim assume cache. A pod the compiled loop placed (no Filter ran) is allocated on
         its node here, as Filter would have."""
         data = cycle.data.get(self.NAME)
+        if data is None and not _has_claims(cycle.pod):
+            return SUCCESS
         row = cycle.state.node_index.get(node)
-        if data is None and _has_claims(cycle.pod):
+        if data is None and row is not None:
+            data = self._counted(cycle, row)
+        if data is None:
             data = self._state(cycle)
             if data is not None and data.to_allocate and row is not None:
                 self.filter(cycle, np.array([row], dtype=np.int64))
@@ -272,6 +276,21 @@ class DynamicResources:
         if cache is not None and updated:
             cache.assume(updated)
         return SUCCESS
+
+    def _counted(self, cycle: Cycle, row: int) -> _StateData | None:
+        """PreFilter and Filter on node row ``row`` for a pod whose devices the loop counts
+        (:meth:`DeviceColumns.allocations
+        <ksched.dra.compiled.DeviceColumns.allocations>`: the allocator's result); ``None``
+        for other pods, or where the node lacks the devices."""
+        dra = dra_objects(cycle.state)
+        found = DeviceColumns.of(cycle.state).allocations(cycle.pod, row, dra)
+        if found is None:
+            return None
+        claims, allocations = found
+        data = _StateData(claims, list(range(len(claims))), dra, dra.allocated_devices())
+        data.node_allocations[row] = allocations
+        cycle.data[self.NAME] = data
+        return data
 
     def unreserve(self, cycle: Cycle, node: str) -> None:
         """``Unreserve``: the claims back to their API objects."""

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ksched import cluster_from_objects
+from ksched.dra.allocator import allocate, node_pools
 from ksched.dra.compiled import DeviceColumns, DeviceNeed
 from ksched.dra.controller import generate_claims
 from ksched.dra.state import dra_objects, with_dra
@@ -123,6 +124,27 @@ def test_the_compiled_path_agrees_with_the_allocator(case: tuple[Any, list]) -> 
     fast = schedule_batch(cluster, pending)
     reference = schedule_batch(cluster, pending, fast_path=False)
     assert outcome(fast) == outcome(reference)
+
+
+@settings(max_examples=100, deadline=None)
+@given(device_clusters())
+def test_a_counted_pod_gets_the_allocators_devices_on_every_node(case: tuple[Any, list]) -> None:
+    """What Reserve takes for a pod the loop placed (:meth:`DeviceColumns.allocations`) is
+    the allocator's solution on that node, with half the pods' devices taken already."""
+    cluster, pending = case
+    half = len(pending) // 2
+    state = schedule_batch(cluster, pending[:half]).state
+    dra = dra_objects(state)
+    columns = DeviceColumns.of(state)
+    for p in pending[half:]:
+        for row, n in enumerate(state.nodes):
+            found = columns.allocations(p, row, dra)
+            if found is None:
+                continue
+            claims = [c for _, _, c in found[0]]
+            expected = allocate(n, claims, dra.classes, node_pools(dra, n),
+                                dra.allocated_devices())
+            assert [a.wire() for a in found[1]] == [a.wire() for a in expected]
 
 
 def claim_template_cluster(nodes: int, pods: int, devices: int = 2) -> tuple[Any, list]:
