@@ -14,7 +14,7 @@ import numpy as np
 from ._jit import jit
 from .balanced_allocation import balanced_allocation_score
 from .node_ports import ports_conflict
-from .node_resources_fit import count_code, fit_code, resource_allocation_score
+from .node_resources_fit import fit_code, resource_allocation_score
 from .node_volume_limits import exceeds_limit
 from .pod_topology_spread import counter_slot
 
@@ -25,11 +25,9 @@ W_FIT, W_BALANCED, W_SPREAD, W_POD_AFFINITY = range(4)
 NEXT_START_AT, PLACED_AT, EVALUATED_AT = 0, 2, 4
 #: ``out_node`` of a pod that failed where its class already failed with nothing placed since.
 KNOWN_FAILURE = -1
-#: ``out_node`` of a pod that failed afresh: unless the loop words it (:func:`tally_failure`),
-#: it returns right after it.
+#: ``out_node`` of a pod that failed afresh: unless the loop words it
+#: (:func:`~ksched.kernels.failure_tally.tally_failure`), it returns right after it.
 NEW_FAILURE = -2
-#: The most distinct fit codes one failure's tally holds (more: the caller words it).
-MAX_TALLY_CODES = 64
 #: Columns of ``out_walk`` (int64[n_pods, 4]), each pod's cycle as the loop ran it: nodes
 #: evaluated, feasible nodes (in the window), their top total and how many have it
 #: (``NOT_SCORED`` and 1 for a lone feasible node, which upstream does not score; -1 and 0
@@ -116,8 +114,8 @@ def known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node, ou
     """Whether pod ``p`` of class ``c`` fails as its class last did, nothing having been placed
     since: then it is recorded so, without a walk, with its class's latest failure record of
     the run as its ``out_fail`` (-1: none, the failure came before; see
-    :func:`tally_failure`), and the start index moves past every node (as a failed walk
-    leaves it)."""
+    :func:`~ksched.kernels.failure_tally.tally_failure`), and the start index moves past
+    every node (as a failed walk leaves it)."""
     if fail_epoch[c] != state[PLACED_AT]:
         return False
     out_node[p] = KNOWN_FAILURE
@@ -172,78 +170,6 @@ def place(p, chosen, c, out_node, state, placement):
             if ipa_updates[u, 3] >= 0:
                 ipa_affinity_empty[ipa_updates[u, 3]] = False
     state[PLACED_AT] += 1
-
-
-@jit(_nrt=False)
-def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_col, request,
-                  fit_check_indptr, fit_check_cols, count_only, diag):
-    """The diagnosis of pod ``p`` of class ``c``, which fits on no node, as a tally of the
-    first failing filter's status per node: the class's node-static status where a
-    node-static filter fails before NodeResourcesFit runs (or where it passes), else
-    NodeResourcesFit's fit code (:func:`~ksched.kernels.node_resources_fit.fit_code`, every
-    failing resource), as the framework's compiled walk judges a class whose only filter
-    that looks at pods is NodeResourcesFit. Appended as failure record ``f`` (entries: key
-    ``sid >= 0`` a node-static status id of the class's row, ``-code`` a fit code; with the
-    nodes having it) and ``p``'s ``out_fail``. Returns whether it was recorded: not for a
-    class the loop does not word (``diag_row[c] < 0``), nor when the buffers are full or the
-    codes too many (the caller then leaves the wording to the framework).
-
-    ``diag``: (diag_row int64[C]: the class's row of ``static_sid`` int32[R, N] (-1: passes
-    every node-static filter), sid_offset int64[R]: where the row's statuses begin in
-    ``sid_late`` bool (the status comes from a filter after NodeResourcesFit) and in the
-    scratch ``sid_counts`` int64; fit_position; code scratch int64[2, MAX_TALLY_CODES];
-    run_last int64[C]: the class's latest record in this run (-1: none); out_fail int64[P];
-    rec_class int64[F]; rec_indptr int64[F + 1]; rec_keys, rec_counts int64[E]; used
-    int64[2]: records and entries used)."""
-    (diag_row, static_sid, sid_offset, sid_late, fit_position, sid_counts, scratch, run_last,
-     out_fail, rec_class, rec_indptr, rec_keys, rec_counts, used) = diag
-    row = diag_row[c]
-    f, e = used[0], used[1]
-    if row < 0 or f + 1 >= rec_indptr.shape[0]:
-        return False
-    first_sid, last_sid = sid_offset[row], sid_offset[row + 1]
-    for k in range(first_sid, last_sid):
-        sid_counts[k] = 0
-    sids = static_sid[row]
-    checked = fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]]
-    request_row = request[c]
-    distinct = 0
-    last, last_k = np.int64(0), 0
-    for i in range(walk_order.shape[0]):
-        node = walk_order[i]
-        sid = sids[node]
-        code = np.int64(0)
-        if fit_enabled and (sid < 0 or sid_late[first_sid + sid]):
-            code = fit_code(allocatable, requested, node, request_row, checked, pods_col,
-                            count_only[c], 0, False, request_row, False, requested, False)
-        if code != 0:
-            last, last_k, distinct = count_code(code, last, last_k, distinct, scratch[0],
-                                                scratch[1])
-            if last_k < 0:
-                return False
-        elif sid >= 0:
-            sid_counts[first_sid + sid] += 1
-        else:
-            return False  # it fits here: not a failure this tally words
-    need = distinct
-    for k in range(first_sid, last_sid):
-        if sid_counts[k] > 0:
-            need += 1
-    if e + need > rec_keys.shape[0]:
-        return False
-    for k in range(first_sid, last_sid):
-        if sid_counts[k] > 0:
-            rec_keys[e], rec_counts[e] = k - first_sid, sid_counts[k]
-            e += 1
-    for k in range(distinct):
-        rec_keys[e], rec_counts[e] = -scratch[0, k], scratch[1, k]
-        e += 1
-    rec_class[f] = c
-    rec_indptr[f + 1] = e
-    used[0], used[1] = f + 1, e
-    run_last[c] = f
-    out_fail[p] = f
-    return True
 
 
 @jit

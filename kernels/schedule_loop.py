@@ -45,6 +45,7 @@ import numpy as np
 from ksched.constants import MAX_NODE_SCORE
 
 from ._jit import jit
+from .failure_tally import new_kept, tally_failure
 from .inter_pod_affinity import (
     normalize_pod_affinity_scores,
     pod_affinity_code,
@@ -63,14 +64,12 @@ from .loop_steps import (
     W_SPREAD,
     attach_ok,
     fits,
-    MAX_TALLY_CODES,
     known_failure,
     local_ok,
     norm_varies_for,
     place,
     record_walk,
     rescore,
-    tally_failure,
 )
 from .node_ports import ports_conflict
 from .normalize import default_normalize_score
@@ -147,7 +146,7 @@ def _make_loop(full: bool) -> Any:
             pod (same placements). node_unique : bool[K], per label column, no two nodes share a
             value (hostnames).
         diag_row ... rec_used : the failures the loop words itself (their tallies, see
-            :func:`~ksched.kernels.loop_steps.tally_failure`): per class its row of
+            :func:`~ksched.kernels.failure_tally.tally_failure`): per class its row of
             node-static statuses (-1: the caller words its failures), and the failure records
             (``out_fail`` int64[n_pods]: each failed pod's record, -1: none), filled in place.
         walk_listed, walk_indptr, walk_pos : per class, whether its window walk visits only
@@ -159,7 +158,7 @@ def _make_loop(full: bool) -> Any:
         out_walk : int64[n_pods, 4], each pod's nodes evaluated, feasible nodes, top total
             and top-total node count (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`).
         A pod that fails while the cluster has changed since its class last failed is tallied
-        (:func:`~ksched.kernels.loop_steps.tally_failure`) and the loop goes on; where it
+        (:func:`~ksched.kernels.failure_tally.tally_failure`) and the loop goes on; where it
         cannot be, the loop returns right after recording it: the caller then words the
         diagnosis. A pod whose class failed and nothing was placed since fails the same way
         without being evaluated.
@@ -201,10 +200,9 @@ def _make_loop(full: bool) -> Any:
                    node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score,
                    static_row, cached_version, cached_score)
         diag = (diag_row, static_sid, sid_offset, sid_late, fit_position,
-                np.zeros(max(sid_late.shape[0], 1), dtype=np.int64),
-                np.empty((2, MAX_TALLY_CODES), dtype=np.int64),
-                np.full(has_subset.shape[0], -1, dtype=np.int64), out_fail, rec_class,
-                rec_indptr, rec_keys, rec_counts, rec_used)
+                new_kept(has_subset.shape[0], num_nodes, sid_offset, rec_class.shape[0]),
+                out_node, np.full(has_subset.shape[0], -1, dtype=np.int64), out_fail,
+                rec_class, rec_indptr, rec_keys, rec_counts, rec_used)
         placement = (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add,
                      port_count, node_version, has_attach, attach_group, attached, attach_adds,
                      counter_match, counter_included, counter_counts, counter_kind, labels,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ._jit import jit
+from .failure_tally import tally_failure
 from .inter_pod_affinity import pod_affinity_code
 from .loop_steps import (
     EVALUATED_AT,
@@ -40,7 +41,6 @@ from .loop_steps import (
     place,
     node_score,
     record_walk,
-    tally_failure,
 )
 from .pod_topology_spread import spread_minimum
 from .selection_tree import NONE, SEGMENTS, build, select_in_tree, set_leaf, tree_width
@@ -236,7 +236,7 @@ def _make_tree_run(domain_trees: bool) -> Any:
                  spreading, diag):
         """Schedule pods ``p..`` while their classes have trees: returns (the next pod,
         whether the run stopped at a new failure, recorded as ``NEW_FAILURE``, that
-        :func:`~ksched.kernels.loop_steps.tally_failure` does not word; ``diag`` its
+        :func:`~ksched.kernels.failure_tally.tally_failure` does not word; ``diag`` its
         arguments).
         ``spreading``: (spread_indptr, spread_entries, counter_column, counter_domain_indptr,
         counter_domains, counter_counts)."""

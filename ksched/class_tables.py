@@ -62,10 +62,10 @@ def _static_arrays(per_class: list[np.ndarray | None], n: int) -> dict[str, Any]
 
 
 def _wording_arrays(per_class: list, n: int) -> dict[str, Any]:
-    """The classes whose failures the loop words (:func:`ksched.kernels.loop_steps.tally_failure`):
-    ``diag_row`` int64[C] each class's row (-1: none) of ``static_sid`` int32[R, N], one row
-    per distinct verdicts, whose statuses begin at ``sid_offset`` int64[R + 1] in ``sid_late``
-    bool[S]."""
+    """The classes whose failures the loop words
+    (:func:`ksched.kernels.failure_tally.tally_failure`): ``diag_row`` int64[C] each class's
+    row (-1: none) of ``static_sid`` int32[R, N], one row per distinct verdicts, whose
+    statuses begin at ``sid_offset`` int64[R + 1] in ``sid_late`` bool[S]."""
     diag_row = np.full(len(per_class), -1, dtype=np.int64)
     rows: dict[int, int] = {}
     sids, late = [], []

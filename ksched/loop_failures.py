@@ -1,4 +1,4 @@
-"""Failures the fused loop words itself (:func:`ksched.kernels.loop_steps.tally_failure`).
+"""Failures the fused loop words itself (:func:`ksched.kernels.failure_tally.tally_failure`).
 
 A pod of a class that fits on no node fails inside the loop: for a class whose nodes can only
 fail a node-static filter or NodeResourcesFit (:func:`worded`), the loop tallies each node's
