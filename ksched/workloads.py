@@ -346,6 +346,18 @@ def mixed_shapes(nodes: int, running: int, pending: int) -> tuple[ClusterState, 
                      for i in range(pending)]
 
 
+def overcommitted(nodes: int, running: int, pending: int) -> tuple[ClusterState, list[Pod]]:
+    """:func:`mixed_shapes` four times as large (400m to 4 cpu, 1 to 5 Gi), a quarter of
+    the pods pinned to a zone: more than the nodes hold, so that most pods of the second half
+    fit nowhere and are diagnosed (a planner's "what if all of these came")."""
+    cluster = _cluster([default_node(i) for i in range(nodes)], running)
+    shapes = [default_pod(f"big{k}", requests={r: 4 * v for r, v in shape.items()},
+                          node_selector={ZONE: f"zone{k % 3 + 1}"} if k % 4 == 0 else None)
+              for k, shape in enumerate(SHAPES)]
+    return cluster, [attrs.evolve(shapes[i % len(shapes)], name=f"pod-{i}")
+                     for i in range(pending)]
+
+
 WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/500Nodes", 500, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes", 5000, 1000, 10000, scheduling_basic),
@@ -354,6 +366,7 @@ WORKLOADS = {w.name: w for w in [
     Workload("SchedulingBasic/15000Nodes", 15000, 1000, 10000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes_50000Pods", 5000, 1000, 50000, scheduling_basic),
     Workload("SchedulingBasic/5000Nodes/mixed-shapes", 5000, 1000, 10000, mixed_shapes),
+    Workload("SchedulingBasic/5000Nodes/overcommitted", 5000, 1000, 10000, overcommitted),
     Workload("SchedulingBasic/100000Nodes", 100000, 1000, 10000, scheduling_basic),
     Workload("SchedulingNodeAffinity/5000Nodes", 5000, 5000, 10000, node_affinity),
     Workload("SchedulingTaints/5000Nodes", 5000, 1000, 10000, tainted),
