@@ -16,6 +16,7 @@ def warmup() -> float:
         balanced_allocation,
         image_locality,
         json_scan,
+        loop_steps,
         node_affinity,
         node_ports,
         node_resources_fit,
@@ -62,6 +63,10 @@ def warmup() -> float:
     normalize.default_normalize_score(np.ones(2, i64), 100, True)
     select.num_feasible_nodes_to_find(0, 1000)
     select.select_host(np.ones(2, i64), 0, np.zeros(1, i64), np.zeros(5, i64))
+    fixed_order, fixed_matrix = np.zeros(1, i64), np.ones((1, 4), i64)  # a state's: read-only
+    fixed_order.flags.writeable = fixed_matrix.flags.writeable = False
+    loop_steps.walk_positions(fixed_order, np.ones(1, np.bool_), fixed_matrix, 3,
+                              np.ones(4, i64), np.arange(2, dtype=i64), True, 1)
     _warm_counts()
     _warm_preemption(preemption)
     json_scan.scan(b'{"items": [{"kind": "Pod"}]}', 100)  # the loader's item scan

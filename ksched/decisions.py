@@ -3,6 +3,7 @@ the result with its summary (the :class:`~ksched.simulator.Simulator`'s output).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,6 +20,9 @@ from ksched.utilisation import Usage
 BOUND, UNSCHEDULABLE, PREEMPTING, PREEMPTED = "bound", "unschedulable", "preempting", "preempted"
 FINISHED, DELETED, EVICTED, IGNORED = "finished", "deleted", "evicted", "ignored"
 WAITING, REJECTED = "waiting", "rejected"
+
+#: ``is_extended_resource`` by name (a sample asks it of every resource).
+_is_extended = functools.cache(is_extended_resource)
 
 
 @attrs.frozen
@@ -65,11 +69,12 @@ class Sample:
         """A sample: the queue's ``lengths`` by sub-queue, the pods running, and the
         cluster's ``totals`` (resource -> (allocatable, requested), kept by the simulator's
         :class:`~ksched.utilisation.UtilisationMeter`, not summed over the nodes here)."""
-        share = [q / a if a else 0.0 for a, q in (totals.get(r, (0, 0)) for r in (CPU, MEMORY))]
+        cpu, memory = totals.get(CPU, (0, 0)), totals.get(MEMORY, (0, 0))
         extended = {r: {"allocatable": a, "requested": q, "free": a - q}
-                    for r, (a, q) in totals.items() if is_extended_resource(r) and a > 0}
+                    for r, (a, q) in totals.items() if a > 0 and _is_extended(r)}
         return cls(time, lengths["active"], lengths["backoff"], lengths["unschedulable"],
-                   lengths["gated"], running, share[0], share[1], extended)
+                   lengths["gated"], running, cpu[1] / cpu[0] if cpu[0] else 0.0,
+                   memory[1] / memory[0] if memory[0] else 0.0, extended)
 
 
 @attrs.frozen(eq=False)

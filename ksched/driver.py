@@ -154,6 +154,8 @@ class Driver:
         #: (loop, class) whose last pod fitted nowhere: its next pod tries the failing cycle
         #: first (a retry after a pod left mostly fails again), the loop only if it fits.
         self._failing: set[tuple[int, int]] = set()
+        #: :meth:`_loop_one`'s class and outputs (the loop's arrays of one pod), made once.
+        self._one = tuple(np.zeros(1, np.int64) for _ in range(3))
 
     # ------------------------------------------------------------------ the compiled loop
 
@@ -420,9 +422,10 @@ class Driver:
     def _loop_one(self, fast: FusedLoop, c: int, placed: Callable[[], Pod]) -> int | None:
         """The compiled loop's placement of one pod (assumed), or ``None``: it fits nowhere
         (the start index is left where the walk began, as the framework's cycle will)."""
-        out_node, out_start = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        classes, out_node, out_start = self._one
+        classes[0], out_node[0], out_start[0] = c, 0, 0
         self.tie_breaker.reserve(1)
-        self.run_loop(fast, np.array([c], dtype=np.int64), 0, out_node, out_start)
+        self.run_loop(fast, classes, 0, out_node, out_start)
         if out_node[0] < 0:
             self.counters.next_start_index = int(out_start[0])
             return None

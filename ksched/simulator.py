@@ -251,11 +251,11 @@ class Simulator:
         heapq.heappush(self._timeline, (float(event.time), next(self._seq), event))
 
     def _timed(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, its wall time counted as the queue's (an error ends the run)."""
         began = wallclock.perf_counter()
-        try:
-            return call(*args)
-        finally:
-            self._queue_seconds += wallclock.perf_counter() - began
+        out = call(*args)
+        self._queue_seconds += wallclock.perf_counter() - began
+        return out
 
     def _record(self, pod: str, outcome: str, **fields: Any) -> None:
         self.decisions.append(Decision(self.now, pod, outcome, **fields))
@@ -575,10 +575,10 @@ class Simulator:
     # ------------------------------------------------------------------ Permit waits
 
     def _settle_permits(self) -> None:
-        self.waiting_pods.settle(
-            lambda waiting: self._bind(waiting.info, waiting.framework, waiting.cycle,
-                                       waiting.node),
-            self._reject_waiting)
+        self.waiting_pods.settle(self._bind_waiting, self._reject_waiting)
+
+    def _bind_waiting(self, waiting: WaitingPod) -> None:
+        self._bind(waiting.info, waiting.framework, waiting.cycle, waiting.node)
 
     def _reject_waiting(self, key: str, message: str, plugin: str) -> None:
         waiting = self.waiting_pods.pop(key)

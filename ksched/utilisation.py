@@ -149,7 +149,7 @@ class UtilisationMeter:
                                    for q, a in zip(self._req, self._alloc)]
             self._top = [max(top, r) for top, r in zip(self._top, ratio)]
         self._int = [i + r * elapsed for i, r in zip(self._int, ratio)]
-        self._amt = [m + float(q) * elapsed for m, q in zip(self._amt, self._req)]
+        self._amt = [m + q * elapsed for m, q in zip(self._amt, self._req)]  # q as float
         self.time = now
 
     def totals(self) -> dict[str, tuple[int, int]]:

@@ -80,6 +80,8 @@ class WaitingPods:
 
     def next_deadline(self) -> float | None:
         """The earliest timeout of a waiting pod (``None``: no pod waits)."""
+        if not self._pods:
+            return None
         return min((w.deadline for w in self._pods.values()), default=None)
 
     def settle(self, bind: Callable[[WaitingPod], None],
@@ -97,6 +99,8 @@ class WaitingPods:
     def expired(self, now: float) -> list[tuple[str, WaitingPod, str]]:
         """The pods whose first Permit timeout has passed at ``now``: (key, entry, the plugin
         whose timeout it was)."""
+        if not self._pods:
+            return []
         return [(key, waiting, min(waiting.deadlines, key=waiting.deadlines.get))
                 for key, waiting in self._pods.items() if waiting.deadline <= now]
 

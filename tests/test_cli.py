@@ -279,7 +279,8 @@ def test_schedule_reads_a_piped_snapshot_once(tmp_path: Path) -> None:
         "default/huge\t-\t0/3 nodes are available: 1 node(s) had untolerated taint(s), "
         "2 Insufficient cpu.",
     ]
-    assert done.stderr.startswith("1 scheduled, 1 unschedulable in ")
+    # (a first line says so when a kernel this path calls is not in numba's cache yet)
+    assert done.stderr.splitlines()[-1].startswith("1 scheduled, 1 unschedulable in ")
 
 
 def test_schedule_dash_reads_standard_input(cluster_file: Path) -> None:

@@ -32,10 +32,11 @@ the per-plugin ``QueueingHintFn``\\ s (see :meth:`SchedulingQueue.move_all_to_ac
 AssignedPodAdd's asks the rejecting plugins registered for it (:mod:`~ksched.queue.hints`).
 
 Layout: :mod:`~ksched.queue.scheduling_queue` (:class:`SchedulingQueue`),
-:mod:`~ksched.queue.backoff_queue`, :mod:`~ksched.queue.rejected_by`,
-:mod:`~ksched.queue.nominator`, :mod:`~ksched.queue.heap`, :mod:`~ksched.queue.events`,
-:mod:`~ksched.queue.queued_pod_info`, and :mod:`~ksched.queue.hints` (the AssignedPodAdd hint,
-read by the Simulator).
+:mod:`~ksched.queue.backoff_queue`, :mod:`~ksched.queue.rejected_by` and
+:mod:`~ksched.queue.parked_by_time` (unschedulablePods by plugin and by time),
+:mod:`~ksched.queue.nominator`, :mod:`~ksched.queue.heap`, :mod:`~ksched.queue.ticks` (the
+flushes' ticks), :mod:`~ksched.queue.events`, :mod:`~ksched.queue.queued_pod_info`, and
+:mod:`~ksched.queue.hints` (the AssignedPodAdd hint, read by the Simulator).
 """
 
 from __future__ import annotations

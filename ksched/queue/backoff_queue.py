@@ -137,10 +137,10 @@ class BackoffQueue:
         """The first backoff flush tick at or after ``first`` that moves a pod (inf if none)."""
         best = math.inf
         for heap in (self._rejected, self._errored):
-            info = heap.peek()
-            if info is None:
+            key = heap.peek_key()
+            if key is None:
                 continue
-            expiry = self.backoff_expiry(info)
+            expiry = key[0]  # the head's backoff_expiry: a queued pod's does not change
             if expiry == -math.inf:
                 return first
             # Done at the first tick t with expiry < align(t) = t: the tick after floor(expiry).

@@ -78,6 +78,11 @@ class Heap:
         self._prune()
         return self._heap[0][3] if self._heap else None
 
+    def peek_key(self) -> Any:
+        """The sort key of the head (as computed when it was added), or None."""
+        self._prune()
+        return self._heap[0][0] if self._heap else None
+
     def pop(self) -> QueuedPodInfo | None:
         self._prune()
         if not self._heap:

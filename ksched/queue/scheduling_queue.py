@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from collections import deque
@@ -28,6 +27,7 @@ from ksched.queue.events import (
 )
 from ksched.queue.heap import Heap, LessKey
 from ksched.queue.nominator import Nominator
+from ksched.queue.parked_by_time import ParkedByTime
 from ksched.queue.rejected_by import RejectedBy
 from ksched.queue.queued_pod_info import (
     Hint,
@@ -36,6 +36,7 @@ from ksched.queue.queued_pod_info import (
     priority_sort_key,
     priority_sort_less,
 )
+from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick, next_tick
 
 __all__ = ["ACTIVE_Q", "BACKOFF_Q", "DEFAULT_POD_INITIAL_BACKOFF", "DEFAULT_POD_MAX_BACKOFF",
            "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS", "GATED", "UNSCHEDULABLE",
@@ -46,8 +47,6 @@ DEFAULT_POD_INITIAL_BACKOFF = 1.0
 DEFAULT_POD_MAX_BACKOFF = 10.0
 #: ``DefaultPodMaxInUnschedulablePodsDuration`` (5 min).
 DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS = 300.0
-#: The ``flushUnschedulablePodsLeftover`` period (``wait.Until(..., 30*time.Second, ...)``).
-UNSCHEDULABLE_FLUSH_PERIOD = 30.0
 
 # Sub-queue names used by pending_pods().
 ACTIVE_Q = "activeQ"
@@ -115,10 +114,7 @@ class SchedulingQueue:
         self._backoffq = BackoffQueue(float(initial_backoff), float(max_backoff),
                                       bool(pop_from_backoff), active_key)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
-        #: unschedulablePods by timestamp, with lazy deletion (:meth:`_oldest`): all of them,
-        #: and those not gated.
-        self._parked: tuple[list, list] = ([], [])
-        self._park_seq = itertools.count()
+        self._by_time = ParkedByTime()
         self._rejected = RejectedBy()
         #: The keys of the pods PreEnqueue held at some time (those gated now among them).
         self._held: set[str] = set()
@@ -126,6 +122,9 @@ class SchedulingQueue:
         self._events: deque[ClusterEvent] = deque()
         self._marks = itertools.count()
         self._nominator = Nominator()
+        #: ``(now, t)``: no flush fires before ``t``, as :meth:`next_event_time` found with no
+        #: pod in flight; :meth:`advance` reuses it. Every operation on the pods clears it.
+        self._quiet: tuple[float, float] | None = None
 
     @property
     def initial_backoff(self) -> float:
@@ -153,10 +152,6 @@ class SchedulingQueue:
         is disabled or the pod has not failed yet."""
         return self._backoffq.backoff_expiry(info)
 
-    def _is_backing_off(self, info: QueuedPodInfo) -> bool:
-        """``isPodBackingoff``."""
-        return self._backoffq.is_backing_off(info, self.now)
-
     # ------------------------------------------------------------------ clock
 
     def advance(self, now: float) -> None:
@@ -167,6 +162,10 @@ class SchedulingQueue:
         """
         if not now >= self.now or math.isinf(now):
             raise ValueError(f"cannot move the clock from {self.now} to {now}")
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None and quiet[0] == self.now and now < quiet[1]:
+            self.now = now
+            return
         while True:
             t_backoff = self._next_backoff_flush()
             t_leftover = self._next_leftover_flush(for_poppable=False)
@@ -180,12 +179,11 @@ class SchedulingQueue:
                 self._flush_unschedulable_leftover()
         self.now = now
 
-    def _next_tick(self, period: float) -> float:
-        return (math.floor(self.now / period) + 1) * period
-
     def _next_backoff_flush(self) -> float:
         """The first backoff tick after ``now`` that moves a pod (inf if none)."""
-        return self._backoffq.next_flush(self._next_tick(BACKOFF_FLUSH_PERIOD))
+        if not len(self._backoffq):
+            return math.inf
+        return self._backoffq.next_flush(next_tick(self.now, BACKOFF_FLUSH_PERIOD))
 
     def _next_leftover_flush(self, *, for_poppable: bool) -> float:
         """The first leftover tick after ``now`` that does something (inf if none).
@@ -194,49 +192,25 @@ class SchedulingQueue:
         ``UnschedulableTimeout`` event for in-flight pods; that counts unless such an event is
         already recorded after the last pop (a second one would change nothing).
         """
+        if not self._unschedulable:
+            return math.inf
         with_gated = (not for_poppable and bool(self._in_flight)
                       and not self._timeout_recorded_since_last_pop())
         oldest = self._oldest(with_gated)
         if oldest is None:
             return math.inf
-        period = UNSCHEDULABLE_FLUSH_PERIOD
-        first = self._next_tick(period)
-        t = max(first, (math.floor((oldest + self.max_in_unschedulable) / period) + 1) * period)
-        # Use the exact upstream predicate (now - timestamp > max) to settle float rounding.
-        while not t - oldest > self.max_in_unschedulable:
-            t += period
-        while t - period >= first and t - period - oldest > self.max_in_unschedulable:
-            t -= period
-        return t
+        return leftover_tick(self.now, oldest, self.max_in_unschedulable,
+                             UNSCHEDULABLE_FLUSH_PERIOD)
 
     def _park(self, info: QueuedPodInfo) -> None:
-        """Put ``info`` in unschedulablePods (kept by timestamp for :meth:`_oldest`)."""
-        parked = self._unschedulable
-        parked[info.key] = info
+        """Put ``info`` in unschedulablePods (indexed by rejecting plugin and by timestamp)."""
+        self._unschedulable[info.key] = info
         self._rejected.add(info)
-        if len(self._parked[0]) > 2 * len(parked) + 64:  # mostly stale: made again
-            self._parked = tuple([(i.timestamp, next(self._park_seq), i) for i in parked.values()
-                                  if keep(i)] for keep in (bool, lambda i: not i.gated))
-            for heap in self._parked:
-                heapq.heapify(heap)
-            return
-        entry = (info.timestamp, next(self._park_seq), info)
-        heapq.heappush(self._parked[0], entry)
-        if not info.gated:
-            heapq.heappush(self._parked[1], entry)
+        self._by_time.add(info, self._unschedulable)
 
     def _oldest(self, with_gated: bool) -> float | None:
-        """The oldest timestamp in unschedulablePods (``with_gated``: gated pods too): the
-        first heap entry that is still a pod's own (parked, same timestamp, not gated
-        where gated pods are left out)."""
-        heap, parked = self._parked[0 if with_gated else 1], self._unschedulable
-        while heap:
-            stamp, _, info = heap[0]
-            if parked.get(info.key) is info and info.timestamp == stamp \
-                    and (with_gated or not info.gated):
-                return stamp
-            heapq.heappop(heap)
-        return None
+        """The oldest timestamp in unschedulablePods (``with_gated``: gated pods too)."""
+        return self._by_time.oldest(with_gated, self._unschedulable)
 
     def _timeout_recorded_since_last_pop(self) -> bool:
         if not self._events:
@@ -254,6 +228,8 @@ class SchedulingQueue:
         if len(self._active) or (self.pop_from_backoff and self._backoffq.has_rejected()):
             return self.now
         t = min(self._next_backoff_flush(), self._next_leftover_flush(for_poppable=True))
+        if not self._in_flight:  # then advance's first flush too: no gated pod's timeout counts
+            self._quiet = (self.now, t)
         return None if t == math.inf else t
 
     def _flush_backoff_completed(self) -> None:
@@ -321,7 +297,7 @@ class SchedulingQueue:
         if strategy == _QUEUE_SKIP:
             self._park(info)
             return UNSCHEDULABLE
-        if strategy == _QUEUE_AFTER_BACKOFF and self._is_backing_off(info):
+        if strategy == _QUEUE_AFTER_BACKOFF and self._backoffq.is_backing_off(info, self.now):
             return BACKOFF_Q if self._move_to_backoff(info, event) else UNSCHEDULABLE
         return ACTIVE_Q if self._move_to_active(info, event, False) else UNSCHEDULABLE
 
@@ -404,6 +380,7 @@ class SchedulingQueue:
 
     def add(self, pod: Pod) -> None:
         """``Add``: a new pending pod goes to activeQ, or is held if gated."""
+        self._quiet = None
         self._move_to_active(QueuedPodInfo(pod=pod, timestamp=self.now), UNSCHEDULED_POD_ADD,
                              False)
 
@@ -413,6 +390,7 @@ class SchedulingQueue:
         Gated pods stay gated and unknown pods are ignored; a pod in flight gets a ForceActivate
         event, so it is retried after backoff if its attempt fails.
         """
+        self._quiet = None
         if isinstance(pods, Mapping):
             pods = pods.values()
         for pod in pods:
@@ -435,6 +413,7 @@ class SchedulingQueue:
         new``) until the pod moves; a gated pod whose gates are gone goes to activeQ. Unknown pods
         are added.
         """
+        self._quiet = None
         key = new.key
         if hint is None:
             changed = old is None or old != new
@@ -472,6 +451,7 @@ class SchedulingQueue:
 
     def delete(self, pod: Pod) -> None:
         """``Delete``: remove the pod from whichever sub-queue holds it, and its nomination."""
+        self._quiet = None
         self.delete_nominated(pod)
         key = pod.key
         if self._active.delete(key) is None and self._backoffq.delete(key) is None:
@@ -483,6 +463,7 @@ class SchedulingQueue:
         Increments ``attempts`` and ``scheduling_cycle``, marks the pod in flight and clears its
         rejecting plugins. Returns None instead of blocking when nothing can be popped.
         """
+        self._quiet = None
         while True:
             info = self._active.pop()
             if info is None and self.pop_from_backoff:
@@ -509,6 +490,7 @@ class SchedulingQueue:
         queueing hints upstream does not use it. Calls :meth:`done`. Raises ValueError if the pod
         is already queued.
         """
+        self._quiet = None
         key = info.key
         try:
             if self._in_any_queue(key):
@@ -535,6 +517,7 @@ class SchedulingQueue:
         (``queueSkip``) unasked, gated pods too. The event (with its hint) is also recorded for
         the pods in flight.
         """
+        self._quiet = None
         if plugins is None:
             infos = list(self._unschedulable.values())
         else:
@@ -564,7 +547,8 @@ class SchedulingQueue:
     def lengths(self) -> dict[str, int]:
         """The number of pods in each sub-queue."""
         parked = self._unschedulable
-        self._held = {k for k in self._held if k in parked and parked[k].gated}
+        if self._held:
+            self._held = {k for k in self._held if k in parked and parked[k].gated}
         gated = len(self._held)
         return {
             "active": len(self._active),

@@ -1,0 +1,94 @@
+"""``next_event_time`` remembers when the next flush fires and the ``advance`` right after
+reuses it; every operation on the pods forgets it. A queue that never reuses it must behave
+the same: the same pops, event times, lengths and pending pods, on random operation sequences
+(gated pods, errors, pods in flight across the clock's moves included)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ksched.api import Pod
+from ksched.queue import SchedulingQueue
+
+FIT = "NodeResourcesFit"
+
+
+class ForgetfulQueue(SchedulingQueue):
+    """The reference: ``advance`` works every flush out afresh."""
+
+    def advance(self, now: float) -> None:
+        self._quiet = None
+        super().advance(now)
+
+
+OPS = st.lists(st.tuples(st.sampled_from(["add", "gated", "pop", "fail", "error", "move",
+                                          "ungate", "delete", "advance", "advance_to_next",
+                                          "activate"]),
+                         st.integers(0, 7),
+                         st.sampled_from([0.0, 0.4, 1.0, 3.0, 29.0, 30.0, 200.0, 301.0])),
+               max_size=80)
+
+
+def step(q: SchedulingQueue, op: str, i: int, dt: float, popped: list) -> object:
+    name = f"p{i}"
+    if op in ("add", "gated"):
+        if q.get_pod(name) is None and all(info.pod.name != name for info in popped):
+            q.add(Pod(name=name, priority=i % 3,
+                      scheduling_gates=("g",) if op == "gated" else ()))
+    elif op == "pop":
+        info = q.pop()
+        if info is not None:
+            popped.append(info)
+        return info and info.pod.name
+    elif op in ("fail", "error") and popped:
+        info = popped.pop(0)
+        info.unschedulable_plugins = frozenset({FIT}) if op == "fail" else frozenset()
+        q.add_unschedulable_if_not_present(info, q.scheduling_cycle)
+    elif op == "move":
+        q.move_all_to_active_or_backoff("NodeAdd")
+    elif op == "ungate":
+        info = q.get_pod(name)
+        if info is not None and info.pod.scheduling_gates:
+            q.update(info.pod, Pod(name=name, priority=info.pod.priority))
+    elif op == "delete":
+        info = q.get_pod(name)
+        if info is not None:
+            q.delete(info.pod)
+    elif op == "activate":
+        q.activate([Pod(name=name)])
+    elif op == "advance":  # the memo of the last step's next_event_time, if still valid
+        q.advance(q.now + dt)
+    elif op == "advance_to_next":
+        t = q.next_event_time()
+        q.advance(q.now + dt if t is None else max(q.now, min(t, q.now + dt)))
+    return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OPS)
+def test_advance_after_next_event_time_acts_as_a_fresh_one(ops):
+    fast, slow = SchedulingQueue(), ForgetfulQueue()
+    popped_fast: list = []
+    popped_slow: list = []
+    for op, i, dt in ops:
+        assert step(fast, op, i, dt, popped_fast) == step(slow, op, i, dt, popped_slow)
+        assert fast.now == slow.now
+        assert fast.lengths() == slow.lengths()
+        assert [(p.name, where) for p, where in fast.pending_pods()] == \
+            [(p.name, where) for p, where in slow.pending_pods()]
+        assert fast.next_event_time() == slow.next_event_time()
+
+
+def test_a_move_after_next_event_time_is_flushed_on_time():
+    """The pool's leftover flush is 330 s away, then a move puts the pod in backoffQ: the
+    backoff flush at 2 s must not be skipped."""
+    q = SchedulingQueue()
+    q.add(Pod(name="a"))
+    info = q.pop()
+    info.unschedulable_plugins = frozenset({FIT})
+    q.add_unschedulable_if_not_present(info, q.scheduling_cycle)
+    assert q.next_event_time() == 330.0
+    q.move_all_to_active_or_backoff("NodeAdd")
+    q.advance(3.0)
+    assert q.lengths()["active"] == 1
