@@ -1,9 +1,11 @@
-"""The queue's running indexes against a pass over its pods, on random operation sequences.
+"""The queue's running indexes and memo against plain work, on random operation sequences.
 
 ``SchedulingQueue`` keeps unschedulablePods by timestamp (the oldest one decides
 ``flushUnschedulablePodsLeftover``'s next tick) and the pods PreEnqueue holds (the gated
 count), instead of looking at every parked pod per event. A queue whose oldest timestamp and
 gated count come from that pass must behave the same: the same pops, event times and lengths.
+``next_event_time`` remembers when the next flush fires and the ``advance`` right after reuses
+it (every operation on the pods forgets it): a queue that never reuses it must behave the same.
 """
 
 from __future__ import annotations
@@ -30,10 +32,20 @@ class ScanningQueue(SchedulingQueue):
                 "gated": gated}
 
 
+class ForgetfulQueue(SchedulingQueue):
+    """The reference for the memo: ``advance`` works every flush out afresh."""
+
+    def advance(self, now: float) -> None:
+        self._quiet = None
+        super().advance(now)
+
+
 OPS = st.lists(st.tuples(st.sampled_from(["add", "gated", "pop", "fail", "error", "move",
-                                          "ungate", "delete", "advance"]),
-                         st.integers(0, 7), st.sampled_from([0.0, 0.5, 1.0, 29.0, 200.0])),
-               max_size=60)
+                                          "ungate", "delete", "advance", "advance_to_next",
+                                          "activate"]),
+                         st.integers(0, 7),
+                         st.sampled_from([0.0, 0.4, 0.5, 1.0, 3.0, 29.0, 30.0, 200.0, 301.0])),
+               max_size=80)
 
 
 def _apply(q: SchedulingQueue, op: str, i: int, dt: float, popped: list) -> object:
@@ -66,6 +78,11 @@ def _apply(q: SchedulingQueue, op: str, i: int, dt: float, popped: list) -> obje
             q.delete(info.pod)
     elif op == "advance":
         q.advance(q.now + dt)
+    elif op == "advance_to_next":  # next_event_time, then the advance that may reuse it
+        t = q.next_event_time()
+        q.advance(q.now + dt if t is None else max(q.now, min(t, q.now + dt)))
+    elif op == "activate":
+        q.activate([Pod(name=name)])
     return None
 
 
@@ -99,3 +116,32 @@ def test_the_oldest_parked_pod_decides_the_leftover_flush_after_others_leave():
     q.delete(Pod(name="c"))
     assert q.next_event_time() is None
     assert q.lengths() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OPS)
+def test_advance_after_next_event_time_acts_as_a_fresh_one(ops):
+    fast, slow = SchedulingQueue(), ForgetfulQueue()
+    popped_fast: list = []
+    popped_slow: list = []
+    for op, i, dt in ops:
+        assert _apply(fast, op, i, dt, popped_fast) == _apply(slow, op, i, dt, popped_slow)
+        assert fast.now == slow.now
+        assert fast.lengths() == slow.lengths()
+        assert [(p.name, where) for p, where in fast.pending_pods()] == \
+            [(p.name, where) for p, where in slow.pending_pods()]
+        assert fast.next_event_time() == slow.next_event_time()
+
+
+def test_a_move_after_next_event_time_is_flushed_on_time():
+    """The pool's leftover flush is 330 s away, then a move puts the pod in backoffQ: the
+    backoff flush at 2 s must not be skipped."""
+    q = SchedulingQueue()
+    q.add(Pod(name="a"))
+    info = q.pop()
+    info.unschedulable_plugins = frozenset({FIT})
+    q.add_unschedulable_if_not_present(info, q.scheduling_cycle)
+    assert q.next_event_time() == 330.0
+    q.move_all_to_active_or_backoff("NodeAdd")
+    q.advance(3.0)
+    assert q.lengths()["active"] == 1
