@@ -10,6 +10,7 @@ it (every operation on the pods forgets it): a queue that never reuses it must b
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,14 +87,18 @@ def _apply(q: SchedulingQueue, op: str, i: int, dt: float, popped: list) -> obje
     return None
 
 
+@pytest.mark.parametrize("reference", [ScanningQueue, ForgetfulQueue])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(OPS)
-def test_the_indexed_queue_pops_and_times_as_a_scan_does(ops):
-    fast, slow = SchedulingQueue(), ScanningQueue()
+@given(ops=OPS)
+def test_the_queue_pops_and_times_as_its_reference_does(reference, ops):
+    """Against the scan of every parked pod, and against the queue that forgets the next
+    flush time."""
+    fast, slow = SchedulingQueue(), reference()
     popped_fast: list = []
     popped_slow: list = []
     for op, i, dt in ops:
         assert _apply(fast, op, i, dt, popped_fast) == _apply(slow, op, i, dt, popped_slow)
+        assert fast.now == slow.now
         assert fast.lengths() == slow.lengths()
         assert fast.next_event_time() == slow.next_event_time()
         assert [(p.name, where) for p, where in fast.pending_pods()] == \
@@ -116,21 +121,6 @@ def test_the_oldest_parked_pod_decides_the_leftover_flush_after_others_leave():
     q.delete(Pod(name="c"))
     assert q.next_event_time() is None
     assert q.lengths() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0}
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(OPS)
-def test_advance_after_next_event_time_acts_as_a_fresh_one(ops):
-    fast, slow = SchedulingQueue(), ForgetfulQueue()
-    popped_fast: list = []
-    popped_slow: list = []
-    for op, i, dt in ops:
-        assert _apply(fast, op, i, dt, popped_fast) == _apply(slow, op, i, dt, popped_slow)
-        assert fast.now == slow.now
-        assert fast.lengths() == slow.lengths()
-        assert [(p.name, where) for p, where in fast.pending_pods()] == \
-            [(p.name, where) for p, where in slow.pending_pods()]
-        assert fast.next_event_time() == slow.next_event_time()
 
 
 def test_a_move_after_next_event_time_is_flushed_on_time():
