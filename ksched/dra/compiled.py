@@ -76,7 +76,8 @@ class DeviceColumns:
         self._counted: tuple | None = None
         #: The devices per node and column (:meth:`table`; the columns only grow).
         self._limits: np.ndarray | None = None
-        #: The last need :meth:`_need` found: (DRA objects, the pod's claim fields, need).
+        #: The needs :meth:`_need` found in the last DRA objects it was asked of: (those,
+        #: {the pod's claim fields: need}).
         self._memo: tuple | None = None
         #: (ids of the classes and claim specs, device IDs) -> (those, allocation results).
         self._allocated: dict[tuple, tuple] = {}
@@ -117,11 +118,15 @@ class DeviceColumns:
         key = (pod.uid, pod.name, pod.namespace, pod.resource_claims, pod.claim_sources,
                pod.claim_statuses)
         memo = self._memo
-        if not named and memo is not None and memo[0] is dra and memo[1] == key:
-            return memo[2]
+        if memo is None or memo[0] is not dra:
+            memo = self._memo = (dra, {})
+        elif not named:
+            found = memo[1].get(key)
+            if found is not None:
+                return found
         found = self._find_need(pod, dra, named)
-        if found is not None:
-            self._memo = (dra, key, found)
+        if found is not None and len(memo[1]) < _KEPT:
+            memo[1][key] = found
         return found
 
     def _find_need(self, pod: Any, dra: DraObjects, named: Collection
@@ -354,7 +359,8 @@ class DeviceColumns:
                 raise AssertionError(f"the compiled loop placed {pod.key} on "
                                      f"{self.nodes[row].name} without {need} free devices")
             taking.update(d for d, _ in free)
-            claims = [c for _, _, c in pod_claims(pod, dra)]
+            found = self._need(pod, dra, ())
+            claims = [c for _, _, c in (found[1] if found is not None else pod_claims(pod, dra))]
             updated += reserved_claims(pod, claims, self._results(claims, classes, free))
         cache.assume(updated)
 

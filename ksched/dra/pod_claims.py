@@ -21,26 +21,30 @@ def pod_claims(pod: Any, dra: DraObjects) -> list[tuple[str, str, ResourceClaim]
     """``foreachPodResourceClaim``: (pod claim name, source field, claim) per entry that
     resolves to a claim, in pod order. Raises :class:`ClaimLookupError` with upstream's
     message for a claim that does not exist, is being deleted or is not the pod's."""
-    statuses = dict(pod.claim_statuses)
+    sources = pod.claim_sources
+    names = pod.resource_claims
+    if len(names) != len(sources) or any(n != s[0] for n, s in zip(names, sources)):
+        sourced = {name for name, _, _ in sources}
+        for name in names:
+            if name not in sourced:  # a record made without the entry's source
+                raise ClaimLookupError(f'pod "{pod.name}", spec.resourceClaim "{name}": '
+                                       "unsupported: neither resourceClaimName nor "
+                                       "resourceClaimTemplateName is set")
+    statuses = dict(pod.claim_statuses) if pod.claim_statuses else {}
     out = []
-    sourced = {name for name, _, _ in pod.claim_sources}
-    for name in pod.resource_claims:
-        if name not in sourced:  # a record made without the entry's source
-            raise ClaimLookupError(f'pod "{pod.name}", spec.resourceClaim "{name}": '
-                                   "unsupported: neither resourceClaimName nor "
-                                   "resourceClaimTemplateName is set")
-    for name, claim_name, template in pod.claim_sources:
+    claim_of = dra.claim
+    for name, claim_name, template in sources:
         if claim_name:
             source, found_name, must_own = "resourceClaimName", claim_name, False
         else:
             source, must_own = "resourceClaimTemplateName", True
-            if name not in statuses:
+            found_name = statuses.get(name)
+            if found_name is None:
                 raise ClaimLookupError(f'pod "{pod.name}": no claim status for '
                                        f'resourceClaimTemplateName "{template}"')
-            found_name = statuses[name]
             if not found_name:
                 continue  # the controller decided that no claim is needed
-        claim = dra.claim(pod.namespace, found_name)
+        claim = claim_of(pod.namespace, found_name)
         if claim is None:
             raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{found_name}" not found')
         if claim.deleting:

@@ -39,28 +39,21 @@ class _Group:
 
 
 class RunningPods:
-    """The first ``count`` pods of a state, grouped by namespace and labels, and those with
-    affinity (the first ``with_affinity`` of ``state.affinity_pods``) by namespace and
-    affinity fields (compared by value: pods made from one template share their terms)."""
+    """The first ``count`` pods of a state, grouped by namespace and labels (the first
+    ``labelled`` of them so far: grouped when a term is first matched against them), and
+    those with affinity (the first ``with_affinity`` of ``state.affinity_pods``) by namespace
+    and affinity fields (compared by value: pods made from one template share their terms)."""
 
-    __slots__ = ("pods", "count", "with_affinity", "by_labels", "by_terms")
+    __slots__ = ("pods", "count", "labelled", "with_affinity", "by_labels", "by_terms")
 
     def __init__(self, pods: Sequence[Pod]) -> None:
-        self.pods, self.count, self.with_affinity = pods, 0, 0
+        self.pods, self.count, self.labelled, self.with_affinity = pods, 0, 0, 0
         self.by_labels: dict[tuple, _Group] = {}
         self.by_terms: dict[tuple, _Group] = {}
 
     def extend(self, state: ClusterState) -> RunningPods:
         """Add the pods ``state`` holds beyond those indexed (it reads the same log)."""
-        pods, by_labels = state.pods, self.by_labels
-        for row in range(self.count, len(pods)):
-            pod = pods[row]
-            key = (pod.namespace, pod.labels)
-            group = by_labels.get(key)
-            if group is None:
-                group = by_labels[key] = _Group(pod)
-            group.rows.append(row)
-        by_terms = self.by_terms
+        pods, by_terms = state.pods, self.by_terms
         for row in state.affinity_pods[self.with_affinity:]:
             pod = pods[row]
             key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
@@ -71,10 +64,23 @@ class RunningPods:
         self.pods, self.count, self.with_affinity = pods, len(pods), len(state.affinity_pods)
         return self
 
+    def _label_groups(self) -> dict[tuple, _Group]:
+        """The pods grouped by namespace and labels, those not yet grouped added."""
+        pods, by_labels = self.pods, self.by_labels
+        for row in range(self.labelled, self.count):
+            pod = pods[row]
+            key = (pod.namespace, pod.labels)
+            group = by_labels.get(key)
+            if group is None:
+                group = by_labels[key] = _Group(pod)
+            group.rows.append(row)
+        self.labelled = self.count
+        return by_labels
+
     def match_mask(self, matches: Callable[[Pod], bool]) -> npt.NDArray[np.bool_]:
         """bool[count]: ``matches(pod)`` of each pod, asked once per namespace and labels."""
         out = np.zeros(self.count, dtype=np.bool_)
-        for group in self.by_labels.values():
+        for group in self._label_groups().values():
             if matches(group.pod):
                 out[group.array()] = True
         return out
