@@ -1,5 +1,5 @@
 """Python's cyclic garbage collector paused around work that allocates millions of
-short-lived objects without cycles (a simulation run)."""
+objects without cycles (a simulation run, a batch, reading a snapshot)."""
 
 from __future__ import annotations
 
@@ -22,4 +22,6 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()
         gc.enable()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import io
 import mmap
 import os
@@ -46,6 +45,7 @@ from ksched.api.kinds import check_priority_classes
 from ksched.api.schema import FieldChecker, check_fields, has_schema
 from ksched.client_wire import is_client_model, to_wire, wire_form
 from ksched.errors import ArgumentError, InvalidObjectError
+from ksched.gc_pause import collector_paused
 from ksched.objects import READ_AS, IgnoredObjectsWarning, Objects, without_orphans
 from ksched.stream import PLAIN_VALUES, json_documents, line_column
 from ksched.yamlio import LoadError, load_yaml
@@ -67,28 +67,10 @@ def read_objects(source: Any) -> Objects:
     is, to be admitted where it meets a cluster that holds it (and refused there when none
     does: :func:`ksched.inputs.admitted`)."""
     found: dict[str, list] = {field.name: [] for field in attrs.fields(Objects)}
-    with _collector_paused():
+    with collector_paused():  # records hold no cycles
         _read_into(source, found)
     found["pods"] = admit_priorities(found["pods"], found["priority_classes"], unknown="keep")
     return Objects(**{field: tuple(items) for field, items in found.items()})
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while records are built: they hold no cycles,
-    and its passes over a heap growing by millions of objects would double the loading
-    time of a large snapshot. Afterwards the objects made meanwhile join the oldest
-    generation (``freeze`` then ``unfreeze`` moves them there without a pass over them),
-    so the next young collection does not walk them all either."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def _read_into(source: Any, found: dict[str, list]) -> None:

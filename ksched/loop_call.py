@@ -78,8 +78,8 @@ class LoopCall:
     def __call__(self, *per_run: Any) -> int:
         """Run the loop with the :data:`PER_RUN` arguments ``per_run``; returns where it
         stopped."""
-        args = self.args.copy()
-        for k, value in zip(_PER_RUN_AT, per_run):
+        args = self.args  # every run sets all of these: none is left from the last
+        for k, value in zip(_PER_RUN_AT, per_run, strict=True):
             args[k] = value
         return int(self.loop(*args))
 

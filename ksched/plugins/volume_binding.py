@@ -400,6 +400,8 @@ class VolumeBinding:
     def reserve(self, cycle: Cycle, node: str) -> Status:
         """``Reserve`` (``AssumePodVolumes``): bind the chosen volumes to their claims and
         mark the claims to provision for ``node``, in the assume cache."""
+        if self.NAME not in cycle.data and not _uses_claims(cycle.pod):
+            return SUCCESS  # no claims (what PreFilter's state would say): nothing to assume
         entry = self._node_volumes(cycle, node)
         if entry is None:
             found = cycle.data.get(self.NAME)
@@ -420,6 +422,8 @@ class VolumeBinding:
     def unreserve(self, cycle: Cycle, node: str) -> None:
         """``Unreserve`` (``RevertAssumedPodVolumes``): the node's volumes and claims back to
         their API objects."""
+        if self.NAME not in cycle.data and not _uses_claims(cycle.pod):
+            return
         entry = self._node_volumes(cycle, node)
         cache = cycle.data.get(ASSUME_CACHE)
         if entry is not None and cache is not None:
