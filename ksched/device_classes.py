@@ -31,6 +31,8 @@ device_signature = operator.attrgetter(*(
     f.name for f in attrs.fields(Pod)
     if f.name not in IDENTITY_FIELDS | TIME_FIELDS | {"claim_statuses"}))
 _UNSEEN = object()
+#: The most field identities :meth:`DeviceClasses._signature` keeps.
+_IDENTITIES_KEPT = 1 << 14
 
 
 class DeviceClasses:
@@ -50,6 +52,10 @@ class DeviceClasses:
         self._classes: dict[tuple, int | None] = {}
         #: The claims some pending or bound pod names (shared: not counted).
         self._named: set[tuple[str, str]] = set()
+        #: The device signatures met, each its number, and the numbers by the signature's
+        #: fields' identities (:meth:`_signature`).
+        self._signatures: dict[tuple, int] = {}
+        self._by_identity: dict[tuple, tuple[tuple, int]] = {}
 
     @property
     def counting(self) -> Any:
@@ -77,7 +83,7 @@ class DeviceClasses:
         need = self.columns.need(pod, state, self._named)
         if need is None:
             return None
-        key = (device_signature(pod), need)
+        key = (self._signature(pod), need)
         found = self._classes.get(key, _UNSEEN)
         if found is _UNSEEN:
             self.compiling = need
@@ -91,6 +97,21 @@ class DeviceClasses:
                 self.needs[found] = need
             self._classes[key] = found
         return found
+
+    def _signature(self, pod: Pod) -> int:
+        """The number of the pod's :func:`device_signature` among those met, found by its
+        fields' identities where they were met before (no hashing of the spec; the entry
+        holds the objects, so their ids stay theirs)."""
+        fields = device_signature(pod)
+        identity = tuple(map(id, fields))
+        seen = self._by_identity.get(identity)
+        if seen is not None and all(map(operator.is_, seen[0], fields)):
+            return seen[1]
+        number = self._signatures.setdefault(fields, len(self._signatures))
+        if len(self._by_identity) >= _IDENTITIES_KEPT:
+            self._by_identity.clear()
+        self._by_identity[identity] = (fields, number)
+        return number
 
     def width(self) -> int:
         """The device columns there are, as the attach arrays are stacked now."""
