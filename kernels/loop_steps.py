@@ -135,6 +135,24 @@ def record_walk(out_walk, p, evaluated, feasible, top, ties):
 
 
 @jit(_nrt=False)
+def unplace(p, c, node, out_node, placement):
+    """``NodeInfo.RemovePod``: a pod of class ``c`` leaves ``node`` (run entry ``p``, whose
+    ``out_node`` becomes the node): what :func:`place` added there taken off, for a class
+    that counts no pods per domain and attaches nothing (the caller's to ensure)."""
+    (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add, port_count,
+     node_version) = placement[:9]
+    out_node[p] = node
+    for col in range(request.shape[1]):
+        requested[node, col] -= request[c, col]
+    requested[node, pods_col] -= 1
+    nonzero[node, 0] -= nonzero_add[c, 0]
+    nonzero[node, 1] -= nonzero_add[c, 1]
+    for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
+        port_count[node, port_add[k]] -= 1
+    node_version[node] += 1
+
+
+@jit(_nrt=False)
 def place(p, chosen, c, out_node, state, placement):
     """``assume``: pod ``p`` of class ``c`` onto node ``chosen``, everything it adds counted
     there. ``placement``: (request, requested, pods column, nonzero, nonzero_add,

@@ -68,6 +68,7 @@ from .loop_steps import (
     local_ok,
     norm_varies_for,
     place,
+    unplace,
     record_walk,
     rescore,
 )
@@ -112,8 +113,8 @@ def _make_loop(full: bool) -> Any:
                       attach_group, attach_limits, attached, has_attach, attach_adds, attach_any,
                       use_tree, node_unique, diag_row, static_sid, sid_offset, sid_late,
                       fit_position, out_fail, rec_class, rec_indptr, rec_keys, rec_counts,
-                      rec_used, walk_listed, walk_indptr, walk_pos, out_node, out_start,
-                      out_walk):
+                      rec_used, walk_listed, walk_indptr, walk_pos, remove_node, out_node,
+                      out_start, out_walk):
         """Schedule pods ``begin..`` of ``pod_class`` in order; returns where it stopped.
 
         fit_enabled : whether the NodeResourcesFit filter runs (pod count included).
@@ -149,6 +150,11 @@ def _make_loop(full: bool) -> Any:
             :func:`~ksched.kernels.failure_tally.tally_failure`): per class its row of
             node-static statuses (-1: the caller words its failures), and the failure records
             (``out_fail`` int64[n_pods]: each failed pod's record, -1: none), filled in place.
+        remove_node : for a run entry ``p`` with ``pod_class[p] < 0``, a removal instead of a pod:
+            a pod of class ``-1 - pod_class[p]`` (one that counts no pods per domain and
+            attaches nothing) leaves node row ``remove_node[p]``, or, when that is negative, the
+            node entry ``-1 - remove_node[p]`` of this run was placed on (see
+            :func:`~ksched.kernels.loop_steps.unplace`); it may be empty for runs of pods only.
         walk_listed, walk_indptr, walk_pos : per class, whether its window walk visits only
             the walk positions ``walk_pos[walk_indptr[c]:walk_indptr[c + 1]]`` (ascending):
             the other nodes fail it whatever is placed (a node-static filter, or a request
@@ -211,6 +217,15 @@ def _make_loop(full: bool) -> Any:
         p = begin
         while p < pod_class.shape[0]:
             c = pod_class[p]
+            if c < 0:  # a pod of class -1 - c leaves its node: every failure may pass now
+                node = remove_node[p]
+                unplace(p, -1 - c, node if node >= 0 else out_node[-1 - node], out_node,
+                        placement)
+                for k in range(fail_epoch.shape[0]):
+                    fail_epoch[k] = -1
+                last_class, last_position = -1, -1
+                p += 1
+                continue
             if trees[0][c] >= 0:
                 last_class, last_position = -1, -1
                 if full:

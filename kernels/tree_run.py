@@ -110,6 +110,8 @@ def class_pods(begin, pod_class, num_classes):
     last = np.zeros(num_classes, dtype=np.int64)
     for p in range(begin, pod_class.shape[0]):
         c = pod_class[p]
+        if c < 0:  # a removal (see schedule_loop's ``remove_node``)
+            continue
         pods[c, 0] += 1
         if first[c] < 0:
             first[c] = p
@@ -245,7 +247,7 @@ def _make_tree_run(domain_trees: bool) -> Any:
         num_nodes, labels = walk_order.shape[0], anti_terms[4]
         while p < pod_class.shape[0]:
             c = pod_class[p]
-            slot = tree_slot[c]
+            slot = tree_slot[c] if c >= 0 else -1  # (a removal: the main loop's)
             if slot < 0:
                 return p, False
             start = state[NEXT_START_AT]

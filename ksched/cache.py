@@ -135,14 +135,18 @@ class Assumer:
 
     def record(self, pod: Pod, node: int) -> None:
         """Note a pod whose resources the compiled loop has already added to the arrays."""
+        if self._node_pods is not None:
+            self._node_pods[node].append(pod.key)
+        self._log_pod(pod, node)
+
+    def _log_pod(self, pod: Pod, node: int) -> None:
+        """:meth:`record` but the node's pod order."""
         count = len(self._log)
         if count == len(self._pod_node):
             self._grow()
         serial = self._next_serial
         self._next_serial += 1
         self._serial[count] = serial
-        if self._node_pods is not None:
-            self._node_pods[node].append(pod.key)
         if self._rows is not None:
             self._rows[pod.key] = serial
         if pod.has_pod_affinity:
@@ -278,6 +282,39 @@ class Assumer:
             state.requested[node] -= vector
             state.nonzero_requested[node] -= nonzero
         return removed
+
+    def replay(self, entries: Sequence[tuple[str, int, Pod | None]]) -> None:
+        """Pods the compiled loop placed and took off, in order, their resources already
+        counted in the arrays: each ``(key, node row, pod)``, ``pod`` ``None`` for a removal
+        (of a pod of ``state.pods``, or one placed earlier in ``entries``). The nodes' pod
+        orders follow as :meth:`record` and :meth:`remove` make them (a removal moves the
+        node's last pod into its place); a pod placed and removed among ``entries`` is never
+        logged."""
+        order = self.node_pods()
+        removed = {key for key, _, pod in entries if pod is None}
+        rows, logged = self._rows, []  # the serials and nodes of logged pods removed
+        for key, node, pod in entries:
+            on_node = order[node]
+            if pod is not None:
+                on_node.append(key)
+                if key not in removed:
+                    self._log_pod(pod, node)
+                continue
+            at = on_node.index(key)
+            on_node[at] = on_node[-1]
+            on_node.pop()
+            serial = rows.pop(key, None)
+            if serial is not None:  # else placed among ``entries``
+                logged.append((serial, node))
+        if not logged:
+            return
+        found = self._serial[:len(self._log)].searchsorted([s for s, _ in logged]).tolist()
+        for row, (serial, node) in zip(found, logged):
+            if log_pod(self._log[row]).has_pod_affinity:
+                self.affinity_version += 1
+            if self._table is not None:
+                self._table.discard(node, serial)
+            self._dead.add(row)
 
     def footprint(self, pod: Pod) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """What the pod adds to its node: to ``requested`` (the pod count included), to

@@ -29,6 +29,7 @@ from ksched.api import Pod
 from ksched.bound_pods import log_pod
 from ksched.cache import Assumer
 from ksched.fused_loop import FusedLoop, Tallies, supports
+from ksched.loop_call import NO_REMOVALS
 from ksched.compiled_preemption import Failure, CompiledPreemption, preemption_handle
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import is_node_static_filter
@@ -150,6 +151,7 @@ class Driver:
         self._preemptions: dict[int, CompiledPreemption] = {}
         self._classes: dict[str, int | None] = {}
         self._simple: dict[tuple[int, int], bool] = {}
+        self._plain: dict[tuple[int, int], bool] = {}
         self._anti_seen: tuple[int, bool] = (0, False)
         #: (loop, class) whose last pod fitted nowhere: its next pod tries the failing cycle
         #: first (a retry after a pod left mostly fails again), the loop only if it fits.
@@ -174,19 +176,20 @@ class Driver:
 
     def run_loop(self, fast: FusedLoop, classes: np.ndarray, begin: int, out_node: np.ndarray,
                  out_start: np.ndarray, out_walk: np.ndarray | None = None,
-                 tallies: Tallies | None = None) -> int:
+                 tallies: Tallies | None = None, removals: np.ndarray = NO_REMOVALS) -> int:
         """The compiled loop over ``classes[begin:]`` (it assumes what it places into the
         arrays; :meth:`loop_placed` records each); returns where it stopped. ``out_walk``:
         each pod's walk (:data:`~ksched.kernels.loop_steps.WALK_EVALUATED`), when kept;
         ``tallies``: where it records the failures it words (none: it stops at each new
-        one)."""
+        one); ``removals``: where the pods of the negative ``classes`` leave (see
+        :meth:`FusedLoop.run`)."""
         if fast.counts_attachments(classes, begin):
             self.assumer.sync()  # the loop's attach counts start from the state's pods
         tie_breaker, counters = self.tie_breaker, self.counters.array
         tie_breaker.save(counters)
         stop = fast.run(self.assumer.state, classes, begin, self.percentage_for(fast.framework),
                         tie_breaker.code, tie_breaker.draws, counters, out_node, out_start,
-                        out_walk, tallies)
+                        out_walk, tallies, removals)
         tie_breaker.load(counters)
         return stop
 
@@ -331,10 +334,12 @@ class Driver:
     # ------------------------------------------------------------------ pods that leave
 
     def remove(self, keys: Iterable[str]) -> list[Pod]:
-        """Take bound pods off their nodes; the loops' failure caches no longer hold."""
+        """Take bound pods off their nodes; the loops' failure caches no longer hold, nor
+        their classes (a pod created again under the same name may differ)."""
         removed = self.assumer.remove(keys)
         for pod in removed:
             self.node_version[self.assumer.state.node_index[pod.node_name]] += 1
+            self._classes.pop(pod.key, None)
         for fast in filter(None, self.fast_paths.values()):
             fast.fail_epoch[:] = -1
         return removed
@@ -349,6 +354,34 @@ class Driver:
         self.assumer.assume(pod, node)
         self.node_version[node] += 1
         return old, pod
+
+    def plain_class(self, fast: FusedLoop, pod: Pod) -> int | None:
+        """The class of pending ``pod`` when its whole cycle is the compiled loop's placement
+        (:meth:`plain`, its class not failing last time, no running pod's anti-affinity
+        unmodelled, no nomination); else ``None``."""
+        if pod.nominated_node_name or not fast.lasting(pod):
+            return None
+        c = self._classes[pod.key] = fast.class_of(pod, self.assumer.state)
+        if c is None or not self.plain(fast, c) or (id(fast), c) in self._failing \
+                or self._anti_affinity_unmodelled(fast):
+            return None
+        return c
+
+    def plain(self, fast: FusedLoop, c: int) -> bool:
+        """Whether the loop may also take the pods of class ``c`` off their nodes (its
+        ``remove_node``): they count no pods, attach nothing, and no Reserve plugin reserves
+        anything for them."""
+        key = (id(fast), c)
+        found = self._plain.get(key)
+        if found is None:
+            found = self._plain[key] = self._counts_no_pods(fast, c) and not fast.binds(c) \
+                and not fast.attaches(c)
+        return found
+
+    def known_class(self, key: str) -> int | None:
+        """The class the compiled cycle found for pod ``key`` (``None``: none is known)."""
+        c = self._classes.get(key, -1)
+        return None if c == -1 else c
 
     def forget_class(self, key: str) -> None:
         """The pod ``key`` changed or went: its class is found again next time."""

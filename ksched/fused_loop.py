@@ -55,7 +55,7 @@ from ksched.framework.capabilities import (
 )
 from ksched.framework.interfaces import Cycle, PreFilterResult
 from ksched.framework.runtime import Framework
-from ksched.loop_call import ONE_CLASS, ONE_WALK, LoopCall, loop_parameters, no_attach
+from ksched.loop_call import NO_REMOVALS, ONE_CLASS, ONE_WALK, LoopCall, loop_parameters, no_attach
 from ksched.loop_failures import FailureWording, StaticStatuses, Tallies, worded
 from ksched.pods import class_signature, shape_signature, sibling_signature, spec_signature
 from ksched.state import ClusterState, host_ports
@@ -291,6 +291,9 @@ class FusedLoop:
         """Whether a Reserve plugin reserves something for the pods of class ``c``: the
         caller runs Reserve for each one the loop places."""
         return self.tables.binds[c]
+
+    def attaches(self, c: int) -> bool:  # volumes or devices, against per-node limits
+        return self.tables.attach[c] is not None or c in self.tables.device_classes.needs
 
     def _eligible(self, pod: Pod, state: ClusterState) -> bool:
         """Whether the loop models the pod's counted filters and scores (the node-static
@@ -542,11 +545,11 @@ class FusedLoop:
     def run(self, state: ClusterState, classes: np.ndarray, begin: int, percentage: int,
             tie_mode: int, draws: np.ndarray, counters: np.ndarray, out_node: np.ndarray,
             out_start: np.ndarray, out_walk: np.ndarray | None = None,
-            tallies: Tallies | None = None) -> int:
+            tallies: Tallies | None = None, removals: np.ndarray = NO_REMOVALS) -> int:
         """Run the loop over ``classes[begin:]`` on ``state``'s (writable) arrays; returns
         where it stopped (see :func:`ksched.kernels.schedule_loop.schedule_loop`; without
         ``out_walk`` each pod's walk is not kept; without ``tallies`` the loop words no
-        failure and stops at each new one)."""
+        failure and stops at each new one; ``removals``: the loop's ``remove_node``)."""
         one = len(classes) == 1
         if out_walk is None:  # written, never read: kept for runs of one pod
             out_walk = ONE_WALK if one else np.empty((len(classes), 4), dtype=np.int64)
@@ -556,18 +559,15 @@ class FusedLoop:
                 _NO_TALLIES[1] = tallies
         c = self._one_class(classes, begin)
         call = self._call(c)
-        if c < 0 and call.attaches:
-            table = self.tables.device_classes.attach_table(state, self.attach_filter,
-                                                            call.arrays)
-        else:
-            table = no_attach(state.num_nodes)
+        table = self.tables.device_classes.attach_table(state, self.attach_filter, call.arrays) \
+            if c < 0 and call.attaches else no_attach(state.num_nodes)
         return call(begin, ONE_CLASS if one and c >= 0 else classes - max(c, 0),
                     state.allocatable, state.requested, state.nonzero_requested,
                     state.port_count, state.tree_order, state.resource_column(PODS), percentage,
                     tie_mode, draws, counters, table.group, table.limits, table.attached,
                     self.tree_selection, tallies.out_fail, tallies.rec_class,
                     tallies.rec_indptr, tallies.rec_keys, tallies.rec_counts, tallies.used,
-                    out_node, out_start, out_walk)
+                    removals, out_node, out_start, out_walk)
 
     def _call(self, c: int) -> LoopCall:
         """The loop's prepared arguments for :meth:`arrays` ``(c)`` (made anew with those),

@@ -16,14 +16,15 @@ from ksched.kernels import node_resources_fit as fit_kernels
 from ksched.kernels import schedule_loop as loop_kernels
 from ksched.plugins.node_resources_fit import shape_arrays
 
-__all__ = ["LIVE", "LoopCall", "ONE_CLASS", "ONE_WALK", "PER_RUN", "loop_parameters",
-           "no_attach"]
+__all__ = ["LIVE", "LoopCall", "NO_REMOVALS", "ONE_CLASS", "ONE_WALK", "PER_RUN",
+           "loop_parameters", "no_attach"]
 
 #: The arguments each run sets, in the order :meth:`LoopCall.__call__` takes them.
 PER_RUN = ("begin", "pod_class", "allocatable", "requested", "nonzero", "port_count",
            "walk_order", "pods_col", "percentage", "tie_mode", "draws", "state", "attach_group",
            "attach_limits", "attached", "use_tree", "out_fail", "rec_class", "rec_indptr",
-           "rec_keys", "rec_counts", "rec_used", "out_node", "out_start", "out_walk")
+           "rec_keys", "rec_counts", "rec_used", "remove_node", "out_node", "out_start",
+           "out_walk")
 #: The arguments that view per-class state (:meth:`LoopCall.refresh`).
 LIVE = ("fail_epoch", "cached_version", "cached_score", "ipa_affinity_empty", "counter_counts",
         "ipa_rows")
@@ -33,6 +34,8 @@ _PER_RUN_AT = tuple(_POSITION[name] for name in PER_RUN)
 #: The class (0) of a run of one pod of one class's arrays, and its walk (written, not read).
 ONE_CLASS = np.zeros(1, dtype=np.int64)
 ONE_WALK = np.empty((1, 4), dtype=np.int64)
+#: The removals of a run of pods only (see ``schedule_loop``'s ``remove_node``).
+NO_REMOVALS = np.zeros(0, dtype=np.int64)
 _NO_ATTACH: dict[int, AttachTable] = {}
 
 

@@ -74,14 +74,15 @@ from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
+from ksched.sim_lane import ArrivalRuns
 from ksched.sim_support import Placed, check_resize, finite_argument
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
 from ksched.utilisation import UtilisationMeter
-from ksched.waiting_pods import WaitingPod, WaitingPods
+from ksched.waiting_pods import PermitWaits, WaitingPod, WaitingPods
 
 
-class Simulator:
+class Simulator(ArrivalRuns, PermitWaits):
     """kube-scheduler's loop over a timeline, on a virtual clock.
 
     Parameters
@@ -102,6 +103,8 @@ class Simulator:
     on_cycle : ``on_cycle(simulator, idle)``, called after each attempt and when the queue is
         drained (``idle``: only a later event can change anything); it may read the
         :attr:`decisions` so far, :meth:`push` events and :meth:`change` the cluster.
+    batched : run stretches of arrivals and finishes that need nothing of the queue through
+        the compiled loop at once (:mod:`ksched.sim_lane`; the same outcome, faster).
     """
 
     def __init__(self, cluster: ClusterState, *, profile: Any = None, pdbs: Sequence[Any] = (),
@@ -110,7 +113,8 @@ class Simulator:
                  seed: int | None = 0, tie_break: str = "round-robin",
                  percentage_of_nodes_to_score: int | None = None, fast_path: bool = True,
                  start_time: float = 0.0, sample_every: float = 60.0, cycle_seconds: float = 0.0,
-                 on_cycle: Callable[[Simulator, bool], None] | None = None) -> None:
+                 on_cycle: Callable[[Simulator, bool], None] | None = None,
+                 batched: bool = True) -> None:
         profile, seed = check_profile(profile), check_seed(seed)
         tie_break = check_tie_break(tie_break)
         percentage_of_nodes_to_score = check_percentage(percentage_of_nodes_to_score)
@@ -135,6 +139,7 @@ class Simulator:
         self.tie_breaker = TieBreaker(tie_break, seed)
         self.rng = np.random.default_rng(seed)
         self.use_fast_path = check_flag(fast_path, "fast_path")
+        self.batched = check_flag(batched, "batched")
         self.start_time = finite_argument(start_time, "start_time")
         self.sample_every = as_seconds(sample_every, "Simulator", "sample_every", positive=True,
                                        argument=True)
@@ -174,6 +179,8 @@ class Simulator:
             if self.on_cycle is not None:
                 self.on_cycle(self, not (self.queue.lengths()["backoff"] or self.waiting_pods or
                                          self._timeline and self._timeline[0][0] <= self.now))
+            if self._run_arrivals(until, progress):
+                continue
             if not self._timeline and not self.waiting_pods:
                 break  # nothing can change any more: retrying the pods left changes nothing
             upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
@@ -234,6 +241,8 @@ class Simulator:
                              count_pods=False)
         self.assumer = self.driver.assumer
         self._nominated_index: NominatedPods | None = None
+        self._footprints: dict[int, np.ndarray] = {}  # per class of the driver's loop
+        self._names: tuple = (None, [])
         if self._usage is None:
             self._usage = UtilisationMeter(self.assumer.state)
         else:
@@ -571,27 +580,6 @@ class Simulator:
         waiting.info.unschedulable_plugins = frozenset({plugin} if plugin else ())
         self._timed(self.queue.add_unschedulable_if_not_present, waiting.info,
                     self.queue.scheduling_cycle)
-
-    # ------------------------------------------------------------------ Permit waits
-
-    def _settle_permits(self) -> None:
-        self.waiting_pods.settle(self._bind_waiting, self._reject_waiting)
-
-    def _bind_waiting(self, waiting: WaitingPod) -> None:
-        self._bind(waiting.info, waiting.framework, waiting.cycle, waiting.node)
-
-    def _reject_waiting(self, key: str, message: str, plugin: str) -> None:
-        waiting = self.waiting_pods.pop(key)
-        if waiting is not None:
-            self._unreserve(waiting, forget=True, reason=message, plugin=plugin)
-
-    def _expire_permits(self) -> None:
-        """A waiting pod whose first Permit timeout passed is rejected by that plugin."""
-        for key, waiting, plugin in self.waiting_pods.expired(self.now):
-            waited = waiting.deadlines[plugin] - (waiting.cycle.pod.start_time
-                                                  - self.start_time)
-            self._reject_waiting(key, f"rejected due to timeout after waiting {waited:g}s "
-                                      f"at plugin {plugin}", plugin)
 
 
 __all__ = ["Simulator", "SimulationResult", "Event", "Decision", "Sample", "WaitingPods",

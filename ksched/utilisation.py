@@ -152,6 +152,29 @@ class UtilisationMeter:
         self._amt = [m + q * elapsed for m, q in zip(self._amt, self._req)]  # q as float
         self.time = now
 
+    def replay(self, times: Sequence[float], changes: np.ndarray) -> None:
+        """:meth:`advance` to each of ``times`` (ascending, after :attr:`time`), then the
+        requested totals changed by that row of ``changes`` (int64[K, R]: a footprint added,
+        or taken off negated), as those calls one by one would leave the meter, float for
+        float (the running sums accumulate in the same order)."""
+        if not len(times):
+            return
+        alloc = np.array(self._alloc, dtype=np.float64)
+        requested = np.array(self._req, dtype=np.int64) + np.vstack(
+            [np.zeros((1, len(self._alloc)), dtype=np.int64), np.cumsum(changes, axis=0)])
+        held = requested[:-1]  # the totals each step's elapsed time is held at
+        elapsed = np.diff(np.concatenate([[self.time], np.asarray(times, dtype=np.float64)]))
+        ratio = np.zeros(held.shape, dtype=np.float64)
+        np.divide(held.astype(np.float64), alloc, out=ratio, where=alloc > 0)
+        self._top = np.maximum(np.array(self._top), ratio.max(axis=0)).tolist()
+        self._int = np.cumsum(np.vstack([self._int, ratio * elapsed[:, None]]),
+                              axis=0)[-1].tolist()
+        self._amt = np.cumsum(np.vstack([self._amt, held * elapsed[:, None]]),
+                              axis=0)[-1].tolist()
+        self._req = requested[-1].tolist()
+        self._ratio = None
+        self.time = float(times[-1])
+
     def totals(self) -> dict[str, tuple[int, int]]:
         """Per resource, ``(allocatable, requested)`` now."""
         return {r: (a, q) for r, a, q in zip(self.names, self._alloc, self._req)}

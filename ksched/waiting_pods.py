@@ -105,4 +105,28 @@ class WaitingPods:
                 for key, waiting in self._pods.items() if waiting.deadline <= now]
 
 
-__all__ = ["WaitingPod", "WaitingPods"]
+class PermitWaits:
+    """The :class:`~ksched.simulator.Simulator`'s pods at Permit settled between cycles (a
+    mixin: it binds and unreserves with the Simulator's own methods)."""
+
+    def _settle_permits(self) -> None:
+        self.waiting_pods.settle(self._bind_waiting, self._reject_waiting)
+
+    def _bind_waiting(self, waiting: WaitingPod) -> None:
+        self._bind(waiting.info, waiting.framework, waiting.cycle, waiting.node)
+
+    def _reject_waiting(self, key: str, message: str, plugin: str) -> None:
+        waiting = self.waiting_pods.pop(key)
+        if waiting is not None:
+            self._unreserve(waiting, forget=True, reason=message, plugin=plugin)
+
+    def _expire_permits(self) -> None:
+        """A waiting pod whose first Permit timeout passed is rejected by that plugin."""
+        for key, waiting, plugin in self.waiting_pods.expired(self.now):
+            waited = waiting.deadlines[plugin] - (waiting.cycle.pod.start_time
+                                                  - self.start_time)
+            self._reject_waiting(key, f"rejected due to timeout after waiting {waited:g}s "
+                                      f"at plugin {plugin}", plugin)
+
+
+__all__ = ["PermitWaits", "WaitingPod", "WaitingPods"]

@@ -287,9 +287,9 @@ _OPT_SEQ = attrs.Converter(_opt_seq, takes_self=True, takes_field=True)
 def _string_map(value: Any, record: Any, field: Any) -> StringMap:
     """Converter: a mapping of strings to strings, checked once (a checked map passes)."""
     if type(value) is StringMap:
-        return value
-    if value is None:
-        return _EMPTY_STRINGS
+        return value if value else _EMPTY_STRINGS
+    if value is None or (isinstance(value, Mapping) and not value):
+        return _EMPTY_STRINGS  # one empty map for all: replicas share their field objects
     if not isinstance(value, Mapping):
         _refuse(record, field.name, f"expected an object, got {type_name(value)}")
     for key, item in value.items():
@@ -333,8 +333,8 @@ def _amount(name: str, value: Any, record: Any, path: str) -> int:
 def _resource_list(value: Any, record: Any, field: Any) -> ResourceList:
     """Converter: a resource list in scheduler units, checked once (a checked list passes)."""
     if type(value) is ResourceList:
-        return value
-    if value is None:
+        return value if value else _EMPTY_RESOURCES
+    if value is None or (isinstance(value, Mapping) and not value):
         return _EMPTY_RESOURCES
     if not isinstance(value, Mapping):
         _refuse(record, field.name, f"expected an object, got {type_name(value)}")

@@ -480,6 +480,18 @@ class SchedulingQueue:
             info.gated = False
             return info
 
+    def passed_through(self, now: float, pods: int) -> None:
+        """``pods`` pods were added, popped and done one after another while nothing else was
+        queued or in flight, the clock moving to ``now``: the counters as those calls leave
+        them (the queue itself as it was: empty)."""
+        if len(self._active) or len(self._backoffq) or self._unschedulable or self._in_flight:
+            raise ValueError("the queue is not empty")
+        self.advance(now)
+        self._quiet = None
+        self.scheduling_cycle += pods
+        for _ in range(pods):
+            next(self._marks)
+
     def add_unschedulable_if_not_present(self, info: QueuedPodInfo, cycle: int) -> None:
         """``AddUnschedulableIfNotPresent``: requeue a pod after a failed attempt.
 

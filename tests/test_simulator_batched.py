@@ -1,0 +1,129 @@
+"""The Simulator's stretches of arrivals and finishes run by the compiled loop at once
+(:mod:`ksched.sim_lane`) against the same Simulator taking every event one at a time
+(``batched=False``): the decisions, samples, utilisation, the final cluster (its pods in log
+order and each node's pods in ``NodeInfo.Pods`` order) and the queue's counters must be the
+same, on random timelines where stretches end at samples, ``until``, pods that fit nowhere
+(and may preempt), deletions, node changes, pods the loop does not model and equal times."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from ksched import ClusterState, Container, Node, Pod
+from ksched.api import LabelSelector, TopologySpreadConstraint
+from ksched.errors import InvalidObjectError
+from ksched.simulator import Event, Simulator
+from ksched.timeline import day_of_churn
+
+GI = 2**30
+HOST = "kubernetes.io/hostname"
+
+
+@st.composite
+def clusters(draw) -> ClusterState:
+    nodes = [Node(f"n{i}", labels={HOST: f"n{i}", "zone": "ab"[i % 2]},
+                  allocatable={"cpu": draw(st.sampled_from([2000, 4000])), "memory": 16 * GI,
+                               "pods": draw(st.sampled_from([3, 110]))})
+             for i in range(draw(st.integers(1, 6)))]
+    return ClusterState.from_records(nodes, [])
+
+
+@st.composite
+def pods(draw, i: int) -> Pod:
+    extra = {}
+    if draw(st.integers(0, 9)) == 0:  # counts pods: never in a stretch
+        extra["topology_spread_constraints"] = (TopologySpreadConstraint(
+            1, "zone", "ScheduleAnyway", LabelSelector(match_labels={"app": "web"})),)
+    return Pod(f"p{i}", labels={"app": "web"},
+               containers=[Container("c", requests={
+                   "cpu": draw(st.sampled_from([100, 500, 1000, 1500])),
+                   "memory": draw(st.sampled_from([0, GI]))})],
+               priority=draw(st.sampled_from([0, 0, 0, 100])), **extra)
+
+
+@st.composite
+def timelines(draw) -> tuple[ClusterState, list[Event], dict]:
+    cluster = draw(clusters())
+    events, at = [], 0.0
+    for i in range(draw(st.integers(1, 40))):
+        at += draw(st.sampled_from([0.0, 0.25, 1.5, 7.0, 33.0]))
+        name = f"p{draw(st.integers(0, i))}" if draw(st.integers(0, 19)) == 0 else f"p{i}"
+        pod = draw(pods(i))
+        events.append(Event(at, "create", pod=Pod(name, labels=pod.labels,
+                                                  containers=pod.containers,
+                                                  priority=pod.priority,
+                                                  topology_spread_constraints=pod
+                                                  .topology_spread_constraints),
+                            duration=draw(st.sampled_from([None, 0.0, 2.0, 20.0, 300.0]))))
+        other = draw(st.integers(0, 24))
+        if other == 0:
+            events.append(Event(at + 0.5, "delete", name=f"default/p{i}"))
+        elif other == 1 and cluster.num_nodes > 1:
+            events.append(Event(at + 3.0, "cordon", name="n0"))
+            events.append(Event(at + 9.0, "uncordon", name="n0"))
+    options = dict(sample_every=draw(st.sampled_from([5.0, 60.0])))
+    until = draw(st.sampled_from([None, None, at / 2 + 0.1]))
+    return cluster, events, {"options": options, "until": until}
+
+
+def _outcome(simulator: Simulator, result) -> dict:
+    state = result.state
+    return dict(decisions=[d.to_record() for d in result.decisions], samples=result.samples,
+                usage=result.usage, created=result.created,
+                pending=[p.key for p in result.pending],
+                pods=[(p.key, p.node_name, p.start_time) for p in state.pods],
+                pod_node=state.pod_node.tolist(), requested=state.requested.tolist(),
+                nonzero=state.nonzero_requested.tolist(),
+                node_pods=simulator.assumer.node_pods(),
+                cycles=simulator.queue.scheduling_cycle, now=simulator.now)
+
+
+def _both(cluster, events, until=None, **options) -> tuple[dict, dict]:
+    one_by_one = Simulator(cluster, batched=False, **options)
+    batched = Simulator(cluster, **options)
+    return (_outcome(one_by_one, one_by_one.run(events, until=until)),
+            _outcome(batched, batched.run(events, until=until)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(timelines())
+def test_stretches_leave_what_one_event_at_a_time_leaves(timeline):
+    cluster, events, how = timeline
+    try:
+        expected, got = _both(cluster, events, how["until"], **how["options"])
+    except InvalidObjectError:  # a pod created again while it may still run
+        assume(False)
+    assert got == expected
+
+
+def test_a_day_of_churn_with_pods_that_fit_nowhere_and_preempt():
+    """Fifteen nodes for a day's arrivals: the cluster fills, high-priority pods preempt,
+    and stretches end before each pod that fits nowhere and start again once the queue is
+    empty."""
+    cluster, events = day_of_churn(nodes=15, arrivals=1500, seed=3, seconds=7200.0)
+    expected, got = _both(cluster, events, until=5000.0)
+    assert got == expected
+    outcomes = {d["outcome"] for d in got["decisions"]}
+    assert {"bound", "finished", "unschedulable", "preempted"} <= outcomes
+
+
+def test_stretches_run_most_of_a_quiet_day(monkeypatch):
+    """Where every pod fits, the loop's runs take the arrivals and finishes: the queue never
+    holds a pod, yet it counts every pop."""
+    steps = []
+    commit = Simulator._commit_stretch
+
+    def counted(self, stretch, nodes):
+        steps.append(len(stretch))
+        return commit(self, stretch, nodes)
+
+    monkeypatch.setattr(Simulator, "_commit_stretch", counted)
+    cluster, events = day_of_churn(nodes=60, arrivals=2000, seed=4)
+    expected, got = _both(cluster, events)
+    assert got == expected
+    assert sum(steps) > 3900  # of the 4,000 arrivals and finishes
+    assert got["cycles"] == 2000
+    assert sum(d["outcome"] == "finished" for d in got["decisions"]) == 2000
+    assert not np.any(got["requested"])
