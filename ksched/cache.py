@@ -139,8 +139,8 @@ class Assumer:
             self._node_pods[node].append(pod.key)
         self._log_pod(pod, node)
 
-    def _log_pod(self, pod: Pod, node: int) -> None:
-        """:meth:`record` but the node's pod order."""
+    def _log_pod(self, pod: Pod, node: int, name: str | None = None) -> None:
+        """:meth:`record` but the node's pod order (``name``: the node's, when known)."""
         count = len(self._log)
         if count == len(self._pod_node):
             self._grow()
@@ -154,7 +154,7 @@ class Assumer:
             self.affinity_version += 1
         if self._table is not None:
             self._table.add(node, serial, pod)
-        self._log.append((pod, self.state.node_names[node]))
+        self._log.append((pod, self.state.node_names[node] if name is None else name))
         self._pod_node[count] = node
 
     def record_many(self, pods: Sequence[Pod | tuple[Any, int]], nodes: np.ndarray,
@@ -283,13 +283,14 @@ class Assumer:
             state.nonzero_requested[node] -= nonzero
         return removed
 
-    def replay(self, entries: Sequence[tuple[str, int, Pod | None]]) -> None:
+    def replay(self, entries: Sequence[tuple[str, int, Pod | None]],
+               names: Sequence[str] | None = None) -> None:
         """Pods the compiled loop placed and took off, in order, their resources already
         counted in the arrays: each ``(key, node row, pod)``, ``pod`` ``None`` for a removal
         (of a pod of ``state.pods``, or one placed earlier in ``entries``). The nodes' pod
         orders follow as :meth:`record` and :meth:`remove` make them (a removal moves the
         node's last pod into its place); a pod placed and removed among ``entries`` is never
-        logged."""
+        logged. ``names``: the nodes' names, when the caller has them at hand."""
         order = self.node_pods()
         removed = {key for key, _, pod in entries if pod is None}
         rows, logged = self._rows, []  # the serials and nodes of logged pods removed
@@ -298,7 +299,7 @@ class Assumer:
             if pod is not None:
                 on_node.append(key)
                 if key not in removed:
-                    self._log_pod(pod, node)
+                    self._log_pod(pod, node, names[node] if names is not None else None)
                 continue
             at = on_node.index(key)
             on_node[at] = on_node[-1]

@@ -17,14 +17,16 @@ as usual.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ksched.decisions import BOUND, FINISHED, Decision
+from ksched.decisions import BOUND, FINISHED, Decision, Sample
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
+from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
 __all__ = ["ArrivalRuns", "MAX_STRETCH"]
@@ -36,7 +38,7 @@ MAX_STRETCH = 4096
 class _Step(NamedTuple):
     """One step of a stretch: a pod of class ``c`` created (``pod``, running ``duration``) or
     leaving (``pod`` None) node row ``where`` (< 0: the node step ``-1 - where`` placed it on),
-    and the timeline entry it came from (``None``: a finish of a pod the stretch placed)."""
+    and the heap and entry it came from (``None``: a finish of a pod the stretch placed)."""
 
     time: float
     key: str
@@ -50,7 +52,8 @@ class _Step(NamedTuple):
 def _shared(t: float, heap: list) -> bool:
     """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
     smallest is a child of the root)."""
-    return any(heap[k][0] == t for k in (1, 2) if k < len(heap))
+    n = len(heap)
+    return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
 
 
 class ArrivalRuns:
@@ -77,8 +80,9 @@ class ArrivalRuns:
             return False
         steps, taken = self._stretch(fast, until)
         done, nodes = self._place_stretch(fast, steps) if steps else (0, None)
-        for entry in taken[sum(s.entry is not None for s in steps[:done]):]:
-            heapq.heappush(self._timeline, entry)  # back, as they were
+        for step in steps[done:]:
+            if step.entry is not None:
+                heapq.heappush(*step.entry)  # back, as it was
         if not done:
             return False
         self._commit_stretch(steps[:done], nodes)
@@ -89,42 +93,52 @@ class ArrivalRuns:
     # ------------------------------------------------------------------ the stretch
 
     def _stretch(self, fast: Any, until: float | None) -> tuple[list[_Step], list[tuple]]:
-        """The steps of the stretch that starts now, and the timeline entries taken for them
-        (in order)."""
-        timeline, steps, taken = self._timeline, [], []
-        finishes: list[tuple[float, int, str]] = []  # of the pods placed here
+        """The steps of the stretch that starts now, and where each step that came from a heap
+        came from: (heap, entry), in order (put back when the step is undone)."""
+        timeline, held, steps, taken = self._timeline, self._held_finishes, [], []
+        local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
         last, due = self.now, self._next_sample
         while len(steps) < MAX_STRETCH:
-            entry = timeline[0] if timeline else None
-            mine = finishes[0] if finishes else None
-            if mine is not None and (entry is None or mine[0] < entry[0]):
-                t, key = mine[0], mine[2]
-                if t <= last or (until is not None and t > until) or _shared(t, finishes):
-                    break
-                heapq.heappop(finishes)
-                j = placed[key]
+            tops = [h[0][0] if h else math.inf for h in (timeline, held, local)]
+            t = min(tops)
+            if t == math.inf or t <= last or (until is not None and t > until) \
+                    or tops.count(t) > 1 or _shared(t, (timeline, held, local)[tops.index(t)]):
+                break  # events at one time: the queue orders them
+            source = tops.index(t)
+            if source == 2:
+                _, j, key = heapq.heappop(local)
                 step = _Step(t, key, steps[j].c, None, None, -1 - j, None)
+            elif source == 1:
+                key = held[0][2]
+                found = self._lane_bound.get(key)
+                if found is None or self._finish_at.get(key) != t:
+                    break  # no longer the pod placed here: the Simulator's (see _run)
+                step = _Step(t, key, found[1], None, None, found[0], (held, held[0]))
+                taken.append(heapq.heappop(held))
             else:
-                if entry is None:
-                    break
-                t = entry[0]
-                if t <= last or (until is not None and t > until) \
-                        or (mine is not None and mine[0] == t) or _shared(t, timeline):
-                    break
-                step = self._timeline_step(fast, entry, placed)
+                step = self._timeline_step(fast, timeline[0], placed)
                 if step is None:
                     break
                 taken.append(heapq.heappop(timeline))
                 if step.pod is not None:
                     placed[step.key] = len(steps)
                     if step.duration is not None:
-                        heapq.heappush(finishes, (t + step.duration, len(steps), step.key))
+                        heapq.heappush(local, (t + step.duration, len(steps), step.key))
             steps.append(step)
             last = t
-            if t >= due:
-                break
+            if t >= due:  # a sample then (taken by _commit_stretch)
+                due = next_sample_time(due, t, self.sample_every)
         return steps, taken
+
+    def _release_finishes(self, upto: float) -> None:
+        """The finishes the stretches hold that are due by ``upto`` join the timeline, as
+        the Simulator pushed them when the pods were bound (the same order among events)."""
+        held = self._held_finishes
+        while held and held[0][0] <= upto:
+            t, seq, key = heapq.heappop(held)
+            heapq.heappush(self._timeline, (t, seq, Event(t, "finish", name=key)))
+            self._lane_bound.pop(key, None)
 
     def _timeline_step(self, fast: Any, entry: tuple, placed: dict[str, int]) -> _Step | None:
         """The step a timeline entry is, when the stretch can take it, else ``None``."""
@@ -132,12 +146,12 @@ class ArrivalRuns:
         if event.kind == "create":
             pod = self._admit(event.pod)
             key = pod.key
-            if key in self._pods or key in placed or pod.claim_sources \
-                    or getattr(pod, "scheduling_gates", ()) \
+            if key in self._pods or key in placed or pod.claim_sources or pod.scheduling_gates \
                     or self.frameworks.get(pod.scheduler_name) is not fast.framework:
                 return None
             c = self.driver.plain_class(fast, pod)
-            return None if c is None else _Step(t, key, c, pod, event.duration, 0, entry)
+            return None if c is None else _Step(t, key, c, pod, event.duration, 0,
+                                                (self._timeline, entry))
         if event.kind != "finish" or self._finish_at.get(event.name) != t:
             return None
         key = event.name
@@ -145,7 +159,7 @@ class ArrivalRuns:
         c = self.driver.known_class(key)
         if row is None or c is None or not self.driver.plain(fast, c):
             return None
-        return _Step(t, key, c, None, None, self.assumer.node_row(row), entry)
+        return _Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry))
 
     def _place_stretch(self, fast: Any, steps: list[_Step]) -> tuple[int, np.ndarray]:
         """Run the loop over ``steps``; returns how many of them stand (a pod that fits
@@ -173,42 +187,59 @@ class ArrivalRuns:
     def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray) -> None:
         """The Simulator's records of the steps the loop ran (``nodes``: each one's node row;
         see the module)."""
-        names = self._node_names()
+        names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
-        width = len(self._usage.names)
-        changes = np.zeros((len(steps), width), dtype=np.int64)
-        entries = []
-        for j, step in enumerate(steps):
-            node = int(nodes[j])
-            key, t = step.key, step.time
-            footprint = self._class_footprint(step.c, key, step.pod)
-            if step.pod is None:
-                self.decisions.append(Decision(t, key, FINISHED, node=names[node]))
-                self._finish_at.pop(key, None)
-                self._pods.pop(key, None)
+        record, entries = self.decisions.append, []
+        pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
+            self._lane_bound
+        held, seq, start = self._held_finishes, self._seq, self.start_time
+        for step, node in zip(steps, node_rows):
+            key, t, pod = step.key, step.time, step.pod
+            if pod is None:
+                record(Decision(t, key, FINISHED, node=names[node]))
+                finish_at.pop(key, None)
+                bound.pop(key, None)
+                pods.pop(key, None)
                 self.driver.forget_class(key)
                 entries.append((key, node, None))
-                changes[j] = -footprint
                 continue
             self._created.setdefault(key, t)
             if step.duration is not None:
-                self._durations[key] = float(step.duration)
-            elif key in self._durations:
-                del self._durations[key]
-            self.decisions.append(Decision(t, key, BOUND, node=names[node], attempt=1))
-            pod = step.pod
+                durations[key] = float(step.duration)
+            elif key in durations:
+                del durations[key]
+            record(Decision(t, key, BOUND, node=names[node], attempt=1))
             if key not in gone:
-                pod = self._pods[key] = pod.with_status(self.start_time + t, "")
-                if step.duration is not None:
-                    self._finish_at[key] = t + self._durations[key]
-                    self.push(Event(self._finish_at[key], "finish", name=key))
+                pod = pods[key] = pod.with_status(start + t, "")
+                if step.duration is not None:  # held here until due (_release_finishes)
+                    at = finish_at[key] = t + durations[key]
+                    heapq.heappush(held, (at, next(seq), key))
+                    bound[key] = (node, step.c)
             entries.append((key, node, pod))
-            changes[j] = footprint
-        self.assumer.replay(entries)
+        footprints = np.stack([self._class_footprint(s.c, s.key, s.pod) for s in steps])
+        running = self.assumer.num_bound
+        self.assumer.replay(entries, names)
         times = [s.time for s in steps]
-        self._usage.replay(times, changes)
-        self.queue.passed_through(times[-1], sum(s.pod is not None for s in steps))
+        signs = np.array([1 if s.pod is not None else -1 for s in steps], dtype=np.int64)
+        requested = self._usage.replay(times, footprints * signs[:, None])
+        self._stretch_samples(times, requested, running + np.cumsum(signs))
+        self.queue.passed_through(times[-1], int((signs > 0).sum()))
         self.now = times[-1]
+
+    def _stretch_samples(self, times: list[float], requested: np.ndarray,
+                         running: np.ndarray) -> None:
+        """The samples due at the steps' times (``requested``: the totals after each step,
+        ``running``: the pods bound then), as :meth:`Simulator._sample` takes them after each
+        step (an empty queue)."""
+        due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable
+        lengths = {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0}
+        for k, t in enumerate(times):
+            if t < due:
+                continue
+            totals = dict(zip(names, zip(alloc.tolist(), requested[k].tolist())))
+            self._samples.append(Sample.take(t, lengths, totals, int(running[k])))
+            due = next_sample_time(due, t, self.sample_every)
+        self._next_sample = due
 
     def _node_names(self) -> list[str]:
         """The nodes' names as a list (made once per node list: they may be made on demand)."""

@@ -14,7 +14,7 @@ from ksched.constants import CPU
 from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.state import ClusterState
 
-__all__ = ["Placed", "check_resize", "finite_argument"]
+__all__ = ["Placed", "check_resize", "finite_argument", "next_sample_time"]
 
 
 class Placed:
@@ -30,6 +30,16 @@ class Placed:
         if self._made is None:
             self._made = self.pod.with_status(self.start_time, "")
         return self._made
+
+
+def next_sample_time(due: float, now: float, every: float) -> float:
+    """After a sample taken at ``now`` (``due`` or later), when the next one is due: the first
+    multiple of ``every`` after ``now``, counted from ``due``."""
+    if due <= now:
+        due += math.floor((now - due) / every) * every
+        while due <= now:
+            due += every
+    return due
 
 
 def finite_argument(value: Any, field: str) -> float:

@@ -75,7 +75,7 @@ from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodIn
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
 from ksched.sim_lane import ArrivalRuns
-from ksched.sim_support import Placed, check_resize, finite_argument
+from ksched.sim_support import Placed, check_resize, finite_argument, next_sample_time
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
 from ksched.utilisation import UtilisationMeter
@@ -181,9 +181,10 @@ class Simulator(ArrivalRuns, PermitWaits):
                                          self._timeline and self._timeline[0][0] <= self.now))
             if self._run_arrivals(until, progress):
                 continue
-            if not self._timeline and not self.waiting_pods:
+            if not self._timeline and not self._held_finishes and not self.waiting_pods:
                 break  # nothing can change any more: retrying the pods left changes nothing
             upcoming = [t for t in (self._timeline[0][0] if self._timeline else None,
+                                    self._held_finishes[0][0] if self._held_finishes else None,
                                     self._timed(self.queue.next_event_time),
                                     self.waiting_pods.next_deadline()) if t is not None]
             next_time = max(min(upcoming), self.now)
@@ -191,6 +192,7 @@ class Simulator(ArrivalRuns, PermitWaits):
                 self._usage.advance(until)
                 self.now = until  # the clock ran to ``until``; nothing happened meanwhile
                 break
+            self._release_finishes(next_time)
             self._advance(next_time)
         self._sample(force=True)
         self.assumer.sync()
@@ -222,6 +224,9 @@ class Simulator(ArrivalRuns, PermitWaits):
         self._usage: UtilisationMeter | None = None
         self._new_assumer(self.cluster)
         self._pods: dict[str, Pod] = {}
+        #: Finishes of pods a stretch bound, held until due, and those pods' nodes and classes.
+        self._held_finishes: list[tuple[float, int, str]] = []
+        self._lane_bound: dict[str, tuple[int, int]] = {}
         self._created: dict[str, float] = {}
         self._durations: dict[str, float] = {}
         #: When each bound pod with a duration finishes (a stale finish event is ignored).
@@ -274,11 +279,7 @@ class Simulator(ArrivalRuns, PermitWaits):
             return
         self._samples.append(Sample.take(self.now, self.queue.lengths(), self._usage.totals(),
                                          self.assumer.num_bound))
-        if self._next_sample <= self.now:  # the next multiple of sample_every after now
-            every = self.sample_every
-            self._next_sample += math.floor((self.now - self._next_sample) / every) * every
-            while self._next_sample <= self.now:
-                self._next_sample += every
+        self._next_sample = next_sample_time(self._next_sample, self.now, self.sample_every)
 
     def _advance(self, now: float) -> None:
         """The clock to ``now``: the queue's timers, the events due, Permit timeouts."""
@@ -392,6 +393,7 @@ class Simulator(ArrivalRuns, PermitWaits):
         removed = self.driver.remove(keys)
         for pod in removed:
             self._usage.remove(self.assumer.footprint(pod)[0])
+            self._lane_bound.pop(pod.key, None)  # its held finish is stale now
         if removed and self.pdbs:
             self._update_pdbs()
         return removed
@@ -422,6 +424,7 @@ class Simulator(ArrivalRuns, PermitWaits):
         state = ClusterState.from_records(self._nodes, list(old.pods),
                                           namespaces=old.namespaces, objects=old.objects)
         self._new_assumer(state, self.assumer.storage_cache)
+        self._release_finishes(math.inf)  # the new loop's classes are its own
         if event is not None:
             self._timed(self.queue.move_all_to_active_or_backoff, event)
 

@@ -152,13 +152,12 @@ class UtilisationMeter:
         self._amt = [m + q * elapsed for m, q in zip(self._amt, self._req)]  # q as float
         self.time = now
 
-    def replay(self, times: Sequence[float], changes: np.ndarray) -> None:
+    def replay(self, times: Sequence[float], changes: np.ndarray) -> np.ndarray:
         """:meth:`advance` to each of ``times`` (ascending, after :attr:`time`), then the
         requested totals changed by that row of ``changes`` (int64[K, R]: a footprint added,
         or taken off negated), as those calls one by one would leave the meter, float for
-        float (the running sums accumulate in the same order)."""
-        if not len(times):
-            return
+        float (the running sums accumulate in the same order). Returns the requested totals
+        after each step (int64[K, R])."""
         alloc = np.array(self._alloc, dtype=np.float64)
         requested = np.array(self._req, dtype=np.int64) + np.vstack(
             [np.zeros((1, len(self._alloc)), dtype=np.int64), np.cumsum(changes, axis=0)])
@@ -174,6 +173,7 @@ class UtilisationMeter:
         self._req = requested[-1].tolist()
         self._ratio = None
         self.time = float(times[-1])
+        return requested[1:]
 
     def totals(self) -> dict[str, tuple[int, int]]:
         """Per resource, ``(allocatable, requested)`` now."""
