@@ -361,7 +361,7 @@ class Driver:
         unmodelled, no nomination); else ``None``."""
         if pod.nominated_node_name or not fast.lasting(pod):
             return None
-        c = self._classes[pod.key] = fast.class_of(pod, self.assumer.state)
+        c = fast.class_of(pod, self.assumer.state)
         if c is None or not self.plain(fast, c) or (id(fast), c) in self._failing \
                 or self._anti_affinity_unmodelled(fast):
             return None

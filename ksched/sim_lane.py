@@ -6,12 +6,12 @@ binds it; later the pod finishes and leaves its node. Where the compiled loop's 
 the pod's whole cycle (:meth:`Driver.plain_class <ksched.driver.Driver.plain_class>`: one
 profile, no Permit, nothing reserved, no pods counted), a stretch of such arrivals and finishes
 goes through the loop as one run of pods and removals (``schedule_loop``'s ``remove_node``), up
-to the first sample due, ``until``, or anything else on the timeline. The decisions, the
-utilisation, the cache's pods in their per-node order, the finish events of the pods still
-running and the queue's counters are then what the loop one pod at a time leaves. Events at
-one virtual time end a stretch (the queue's order among them is the Simulator's), and a pod
-that fits nowhere ends it before that pod: its walk is undone and the Simulator schedules it
-as usual.
+to ``until`` or anything else on the timeline. The decisions, the samples, the utilisation, the
+cache's pods in their per-node order and the queue's counters are then what the loop one pod
+at a time leaves; the finishes of the pods still running are held until due, then join the
+timeline as the Simulator pushed them. Events at one virtual time end a stretch (the queue
+orders them), and a pod that fits nowhere ends it before that pod: its walk is undone and the
+Simulator schedules it as usual.
 """
 
 from __future__ import annotations
@@ -29,10 +29,12 @@ from ksched.framework.tiebreak import RANDOM
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
-__all__ = ["ArrivalRuns", "MAX_STRETCH"]
+__all__ = ["ArrivalRuns", "MAX_STRETCH", "MIN_STRETCH"]
 
-#: The most timeline steps one run of the loop takes.
-MAX_STRETCH = 4096
+#: The most timeline steps one run of the loop takes, and the fewest it starts from: the limit
+#: doubles after each stretch the loop ran whole and falls back after one a pod that fits
+#: nowhere cut short (the steps after that pod are made again).
+MAX_STRETCH, MIN_STRETCH = 65536, 256
 
 
 class _Step(NamedTuple):
@@ -62,24 +64,29 @@ class ArrivalRuns:
 
     def _arrival_loop(self) -> Any:
         """The compiled loop of the only profile when a stretch may start now, else ``None``."""
-        if not self.batched or not self.use_fast_path or self.on_cycle is not None \
-                or self.cycle_seconds or self.pdbs or len(self.frameworks) != 1 \
-                or self.tie_breaker.code == RANDOM or len(self.waiting_pods):
+        if not self.batched or not self.queue.idle() or len(self.waiting_pods) \
+                or not self.use_fast_path or self.on_cycle is not None or self.cycle_seconds \
+                or self.pdbs or len(self.frameworks) != 1 or self.tie_breaker.code == RANDOM:
             return None
-        queue = self.queue
-        if any(queue.lengths().values()) or queue.in_flight_pods() or queue.nominated_pods():
-            return None
-        framework = next(iter(self.frameworks.values()))
-        fast = self.driver.fast_path(framework)
-        return fast if fast is not None and loop_skips_binding(framework) else None
+        driver = self.driver
+        if self._lane_loop[0] is not driver:
+            framework = next(iter(self.frameworks.values()))
+            fast = driver.fast_path(framework)
+            self._lane_loop = (driver, fast if fast is not None
+                               and loop_skips_binding(framework) else None)
+        return self._lane_loop[1]
 
     def _run_arrivals(self, until: float | None, progress: Callable[[int], None] | None) -> bool:
         """Run the stretch that starts now, if any; returns whether one ran."""
         fast = self._arrival_loop()
         if fast is None:
             return False
-        steps, taken = self._stretch(fast, until)
-        done, nodes = self._place_stretch(fast, steps) if steps else (0, None)
+        steps = self._stretch(fast, until, self._stretch_limit)
+        if not steps:
+            return False
+        done, nodes = self._place_stretch(fast, steps)
+        self._stretch_limit = min(2 * self._stretch_limit, MAX_STRETCH) if done == len(steps) \
+            else MIN_STRETCH
         for step in steps[done:]:
             if step.entry is not None:
                 heapq.heappush(*step.entry)  # back, as it was
@@ -92,20 +99,28 @@ class ArrivalRuns:
 
     # ------------------------------------------------------------------ the stretch
 
-    def _stretch(self, fast: Any, until: float | None) -> tuple[list[_Step], list[tuple]]:
-        """The steps of the stretch that starts now, and where each step that came from a heap
-        came from: (heap, entry), in order (put back when the step is undone)."""
-        timeline, held, steps, taken = self._timeline, self._held_finishes, [], []
+    def _stretch(self, fast: Any, until: float | None, limit: int) -> list[_Step]:
+        """The steps (at most ``limit``) of the stretch that starts now, taken off their heaps
+        (each step knows its entry: put back when the step is undone)."""
+        timeline, held, steps = self._timeline, self._held_finishes, []
         local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
-        last, due = self.now, self._next_sample
-        while len(steps) < MAX_STRETCH:
-            tops = [h[0][0] if h else math.inf for h in (timeline, held, local)]
-            t = min(tops)
-            if t == math.inf or t <= last or (until is not None and t > until) \
-                    or tops.count(t) > 1 or _shared(t, (timeline, held, local)[tops.index(t)]):
-                break  # events at one time: the queue orders them
-            source = tops.index(t)
+        last, inf = self.now, math.inf
+        while len(steps) < limit:
+            t0 = timeline[0][0] if timeline else inf
+            t1 = held[0][0] if held else inf
+            t2 = local[0][0] if local else inf
+            if t0 < t1 and t0 < t2:
+                t, source = t0, 0
+            elif t1 < t0 and t1 < t2:
+                t, source = t1, 1
+            elif t2 < t0 and t2 < t1:
+                t, source = t2, 2
+            else:
+                break  # nothing left, or events at one time: the queue orders them
+            if t <= last or (until is not None and t > until) \
+                    or _shared(t, (timeline, held, local)[source]):
+                break
             if source == 2:
                 _, j, key = heapq.heappop(local)
                 step = _Step(t, key, steps[j].c, None, None, -1 - j, None)
@@ -115,21 +130,19 @@ class ArrivalRuns:
                 if found is None or self._finish_at.get(key) != t:
                     break  # no longer the pod placed here: the Simulator's (see _run)
                 step = _Step(t, key, found[1], None, None, found[0], (held, held[0]))
-                taken.append(heapq.heappop(held))
+                heapq.heappop(held)
             else:
                 step = self._timeline_step(fast, timeline[0], placed)
                 if step is None:
                     break
-                taken.append(heapq.heappop(timeline))
+                heapq.heappop(timeline)
                 if step.pod is not None:
                     placed[step.key] = len(steps)
                     if step.duration is not None:
                         heapq.heappush(local, (t + step.duration, len(steps), step.key))
             steps.append(step)
             last = t
-            if t >= due:  # a sample then (taken by _commit_stretch)
-                due = next_sample_time(due, t, self.sample_every)
-        return steps, taken
+        return steps
 
     def _release_finishes(self, upto: float) -> None:
         """The finishes the stretches hold that are due by ``upto`` join the timeline, as
@@ -144,6 +157,8 @@ class ArrivalRuns:
         """The step a timeline entry is, when the stretch can take it, else ``None``."""
         t, _, event = entry
         if event.kind == "create":
+            if event.duration == 0.0:
+                return None  # it finishes at once: at the time of its binding (the queue's)
             pod = self._admit(event.pod)
             key = pod.key
             if key in self._pods or key in placed or pod.claim_sources or pod.scheduling_gates \
@@ -196,7 +211,7 @@ class ArrivalRuns:
         for step, node in zip(steps, node_rows):
             key, t, pod = step.key, step.time, step.pod
             if pod is None:
-                record(Decision(t, key, FINISHED, node=names[node]))
+                record(Decision(t, key, FINISHED, names[node]))
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
@@ -208,7 +223,7 @@ class ArrivalRuns:
                 durations[key] = float(step.duration)
             elif key in durations:
                 del durations[key]
-            record(Decision(t, key, BOUND, node=names[node], attempt=1))
+            record(Decision(t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
                 pod = pods[key] = pod.with_status(start + t, "")
                 if step.duration is not None:  # held here until due (_release_finishes)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 import time as wallclock
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -35,7 +34,6 @@ from ksched.cache import Assumer, StorageCache
 from ksched.decisions import (
     BOUND,
     DELETED,
-    EVICTED,
     FINISHED,
     IGNORED,
     PREEMPTED,
@@ -71,10 +69,11 @@ from ksched.inputs import (
 )
 from ksched.io import priority_admission
 from ksched.profile import default_profile
-from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, NODE_UPDATE, QueuedPodInfo, SchedulingQueue
+from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
-from ksched.sim_lane import ArrivalRuns
+from ksched.sim_lane import MIN_STRETCH, ArrivalRuns
+from ksched.sim_nodes import NodeChanges
 from ksched.sim_support import Placed, check_resize, finite_argument, next_sample_time
 from ksched.status import Code
 from ksched.timeline import EVENT_KINDS, Event, as_events, as_seconds, check_timeline
@@ -82,7 +81,7 @@ from ksched.utilisation import UtilisationMeter
 from ksched.waiting_pods import PermitWaits, WaitingPod, WaitingPods
 
 
-class Simulator(ArrivalRuns, PermitWaits):
+class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
     """kube-scheduler's loop over a timeline, on a virtual clock.
 
     Parameters
@@ -219,7 +218,7 @@ class Simulator(ArrivalRuns, PermitWaits):
         for event in events:
             self.push(event)
         self._pending_specs = [e.pod for e in events if e.pod is not None]
-        self._nodes = list(self.cluster.nodes)
+        self._nodes: list | None = None  # the node records, made on the first node event
         self._counters = Counters()
         self._usage: UtilisationMeter | None = None
         self._new_assumer(self.cluster)
@@ -227,10 +226,14 @@ class Simulator(ArrivalRuns, PermitWaits):
         #: Finishes of pods a stretch bound, held until due, and those pods' nodes and classes.
         self._held_finishes: list[tuple[float, int, str]] = []
         self._lane_bound: dict[str, tuple[int, int]] = {}
+        self._stretch_limit = MIN_STRETCH
+        self._lane_loop: tuple = (None, None)  # (driver, its loop for stretches or None)
         self._created: dict[str, float] = {}
         self._durations: dict[str, float] = {}
-        #: When each bound pod with a duration finishes (a stale finish event is ignored).
+        #: When each bound pod with a duration finishes, and the finish events of pods that
+        #: left earlier (ignored when due: a pod created again under the name may run then).
         self._finish_at: dict[str, float] = {}
+        self._cancelled: set[tuple[str, float]] = set()
         self.decisions: list[Decision] = []
         self._samples: list[Sample] = []
         self._next_sample = 0.0
@@ -312,10 +315,12 @@ class Simulator(ArrivalRuns, PermitWaits):
         elif event.kind == "delete":
             self._delete(event.name, DELETED)
         elif event.kind == "finish":
-            if self._finish_at.get(event.name, event.time) == event.time:
+            if (event.name, event.time) in self._cancelled:
+                self._cancelled.discard((event.name, event.time))
+            elif self._finish_at.get(event.name, event.time) == event.time:
                 self._delete(event.name, FINISHED)
         elif event.kind == "node-add":
-            self._nodes.append(event.node)
+            self._node_list().append(event.node)
             self._rebuild(NODE_ADD)
         else:
             self._change_node(event.kind, event.name)
@@ -373,7 +378,7 @@ class Simulator(ArrivalRuns, PermitWaits):
         pod = self._pods.pop(key, None)
         if pod is None and self.assumer.row_of(key) is None:
             return  # gone already (preempted, evicted, finished)
-        self._finish_at.pop(key, None)
+        self._cancel_finish(key, outcome)
         self.driver.forget_class(key)
         waiting = self.waiting_pods.pop(key)
         if waiting is not None:
@@ -389,6 +394,12 @@ class Simulator(ArrivalRuns, PermitWaits):
             if claims_released(pod, self.assumer.claim_cache):
                 self._timed(self.queue.move_all_to_active_or_backoff, "ResourceClaimDelete")
 
+    def _cancel_finish(self, key: str, outcome: str) -> None:
+        """The pod ``key`` left (``outcome``): its finish event, if one is to come, is void."""
+        at = self._finish_at.pop(key, None)
+        if at is not None and outcome != FINISHED:
+            self._cancelled.add((key, at))
+
     def _remove_bound(self, keys: Sequence[str]) -> list[Pod]:
         removed = self.driver.remove(keys)
         for pod in removed:
@@ -402,31 +413,6 @@ class Simulator(ArrivalRuns, PermitWaits):
         self.assumer.sync()
         pods = list(self.assumer.state.pods)
         self.pdbs = [pdb_status(pdb, pods, self.replicas) for pdb in self.pdbs]
-
-    def _change_node(self, kind: str, name: str) -> None:
-        index = next((i for i, n in enumerate(self._nodes) if n.name == name), None)
-        if index is None:
-            return
-        if kind == "node-remove":
-            self.assumer.sync()
-            for pod in [p for p in self.assumer.state.pods if p.node_name == name]:
-                self._delete(pod.key, EVICTED)
-            del self._nodes[index]
-            self._rebuild(None)
-            return
-        self._nodes[index] = attrs.evolve(self._nodes[index], unschedulable=kind == "cordon")
-        self._rebuild(NODE_UPDATE)
-
-    def _rebuild(self, event: str | None) -> None:
-        """New columns for a changed node list; the bound pods stay where they are."""
-        self.assumer.sync()
-        old = self.assumer.state
-        state = ClusterState.from_records(self._nodes, list(old.pods),
-                                          namespaces=old.namespaces, objects=old.objects)
-        self._new_assumer(state, self.assumer.storage_cache)
-        self._release_finishes(math.inf)  # the new loop's classes are its own
-        if event is not None:
-            self._timed(self.queue.move_all_to_active_or_backoff, event)
 
     # ------------------------------------------------------------------ the scheduling loop
 
@@ -516,7 +502,7 @@ class Simulator(ArrivalRuns, PermitWaits):
             if key in self.waiting_pods:
                 self._reject_waiting(key, "preempted", "")
             self._pods.pop(key, None)
-            self._finish_at.pop(key, None)
+            self._cancel_finish(key, PREEMPTED)
         for victim in self._remove_bound(victims):
             self._record(victim.key, PREEMPTED, node=victim.node_name,
                          reason=f"preempted by {pod.key}")

@@ -63,7 +63,8 @@ def timelines(draw) -> tuple[ClusterState, list[Event], dict]:
         elif other == 1 and cluster.num_nodes > 1:
             events.append(Event(at + 3.0, "cordon", name="n0"))
             events.append(Event(at + 9.0, "uncordon", name="n0"))
-    options = dict(sample_every=draw(st.sampled_from([5.0, 60.0])))
+    options = dict(sample_every=draw(st.sampled_from([5.0, 60.0])),
+                   tie_break=draw(st.sampled_from(["round-robin", "heap"])))
     until = draw(st.sampled_from([None, None, at / 2 + 0.1]))
     return cluster, events, {"options": options, "until": until}
 

@@ -132,3 +132,23 @@ def test_a_running_pods_anti_affinity_keeps_a_plain_pod_off_its_node():
         assert [(d.pod, d.outcome, d.node) for d in result.decisions] == [
             ("default/p0", "bound", "n0"), ("default/p1", "unschedulable", None)]
         assert "existing pods anti-affinity" in result.decisions[1].reason
+
+
+def test_a_pod_created_again_after_its_preemption_takes_its_own_class():
+    """p0 is preempted by p1, then created again asking for a zone no node is in: its cycle
+    is its new spec's (its old class, cached under its name, used to place it on n0)."""
+    node = Node("n0", labels={HOST: "n0", "zone": "a"}, allocatable={"cpu": 2000, "pods": 10})
+    cluster = ClusterState.from_records([node], [])
+    small = [Container("c", requests={"cpu": 1000})]
+    events = [Event(0.0, "create", pod=Pod("p0", containers=small), duration=100.0),
+              Event(1.0, "create", pod=Pod("p1", priority=100, containers=[
+                  Container("c", requests={"cpu": 2000})]), duration=5.0),
+              Event(10.0, "create", pod=Pod("p0", containers=small, node_selector={"zone": "b"}))]
+    for fast_path in (True, False):
+        result = Simulator(cluster, fast_path=fast_path).run(events)
+        assert [(d.time, d.pod, d.outcome) for d in result.decisions] == [
+            (0.0, "default/p0", "bound"), (1.0, "default/p1", "preempting"),
+            (1.0, "default/p0", "preempted"), (1.0, "default/p1", "unschedulable"),
+            (1.0, "default/p1", "bound"), (6.0, "default/p1", "finished"),
+            (10.0, "default/p0", "unschedulable")], fast_path
+        assert "didn't match Pod's node affinity/selector" in result.decisions[-1].reason

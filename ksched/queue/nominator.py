@@ -57,6 +57,10 @@ class Nominator:
         changes, self._changes = self._changes, set()
         return changes
 
+    def __bool__(self) -> bool:
+        """Whether some pod is nominated."""
+        return bool(self._nominated)
+
     def nominated_pods(self) -> dict[str, list[Pod]]:
         """Every node with nominated pods, and those pods in nomination order."""
         return {node: list(pods) for node, pods in self._nominated.items()}

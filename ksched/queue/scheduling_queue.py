@@ -480,12 +480,17 @@ class SchedulingQueue:
             info.gated = False
             return info
 
+    def idle(self) -> bool:
+        """Whether no pod is queued (gated ones included), in flight or nominated."""
+        return not (len(self._active) or len(self._backoffq) or self._unschedulable
+                    or self._in_flight or self._nominator)
+
     def passed_through(self, now: float, pods: int) -> None:
-        """``pods`` pods were added, popped and done one after another while nothing else was
-        queued or in flight, the clock moving to ``now``: the counters as those calls leave
-        them (the queue itself as it was: empty)."""
-        if len(self._active) or len(self._backoffq) or self._unschedulable or self._in_flight:
-            raise ValueError("the queue is not empty")
+        """``pods`` pods were added, popped and done one after another while the queue was
+        :meth:`idle`, the clock moving to ``now``: the counters as those calls leave them (the
+        queue itself as it was)."""
+        if not self.idle():
+            raise ValueError("the queue is not idle")
         self.advance(now)
         self._quiet = None
         self.scheduling_cycle += pods
