@@ -12,7 +12,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ksched import ClusterState, Container, Node, Pod
-from ksched.api import LabelSelector, TopologySpreadConstraint
+from ksched.api import (
+    ContainerPort,
+    LabelSelector,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PreferredSchedulingTerm,
+    Taint,
+    TopologySpreadConstraint,
+)
 from ksched.errors import InvalidObjectError
 from ksched.simulator import Event, Simulator
 from ksched.timeline import day_of_churn
@@ -25,7 +34,9 @@ HOST = "kubernetes.io/hostname"
 def clusters(draw) -> ClusterState:
     nodes = [Node(f"n{i}", labels={HOST: f"n{i}", "zone": "ab"[i % 2]},
                   allocatable={"cpu": draw(st.sampled_from([2000, 4000])), "memory": 16 * GI,
-                               "pods": draw(st.sampled_from([3, 110]))})
+                               "pods": draw(st.sampled_from([3, 110]))},
+                  taints=(Taint("spot", "yes", "PreferNoSchedule"),) if draw(st.booleans())
+                  else ())
              for i in range(draw(st.integers(1, 6)))]
     return ClusterState.from_records(nodes, [])
 
@@ -33,11 +44,18 @@ def clusters(draw) -> ClusterState:
 @st.composite
 def pods(draw, i: int) -> Pod:
     extra = {}
-    if draw(st.integers(0, 9)) == 0:  # counts pods: never in a stretch
+    kind = draw(st.integers(0, 9))
+    if kind == 0:  # counts pods: never in a stretch
         extra["topology_spread_constraints"] = (TopologySpreadConstraint(
             1, "zone", "ScheduleAnyway", LabelSelector(match_labels={"app": "web"})),)
+    elif kind == 1:  # a node-static score that varies: the loop's full variant
+        extra["node_affinity"] = NodeAffinity(preferred=(PreferredSchedulingTerm(
+            10, NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),))),))
+    elif kind == 2:
+        extra["node_selector"] = {"zone": "b"}
+    ports = [ContainerPort(80, host_port=8080)] if draw(st.integers(0, 5)) == 0 else []
     return Pod(f"p{i}", labels={"app": "web"},
-               containers=[Container("c", requests={
+               containers=[Container("c", ports=ports, requests={
                    "cpu": draw(st.sampled_from([100, 500, 1000, 1500])),
                    "memory": draw(st.sampled_from([0, GI]))})],
                priority=draw(st.sampled_from([0, 0, 0, 100])), **extra)
@@ -51,11 +69,7 @@ def timelines(draw) -> tuple[ClusterState, list[Event], dict]:
         at += draw(st.sampled_from([0.0, 0.25, 1.5, 7.0, 33.0]))
         name = f"p{draw(st.integers(0, i))}" if draw(st.integers(0, 19)) == 0 else f"p{i}"
         pod = draw(pods(i))
-        events.append(Event(at, "create", pod=Pod(name, labels=pod.labels,
-                                                  containers=pod.containers,
-                                                  priority=pod.priority,
-                                                  topology_spread_constraints=pod
-                                                  .topology_spread_constraints),
+        events.append(Event(at, "create", pod=pod.renamed(name),
                             duration=draw(st.sampled_from([None, 0.0, 2.0, 20.0, 300.0]))))
         other = draw(st.integers(0, 24))
         if other == 0:
