@@ -1,6 +1,7 @@
 """Benchmark runner behind ``ksched bench`` (the same workloads as ``benchmarks/``): the
-scheduler_perf-shaped workloads, and the ones read from Alibaba's GPU trace in a folder the user
-names (:data:`~ksched.workloads.TRACE_WORKLOADS`)."""
+scheduler_perf-shaped workloads, a generated day of churn on the Simulator
+(:data:`CHURN_WORKLOADS`), and the ones read from Alibaba's GPU trace in a folder the user names
+(:data:`~ksched.workloads.TRACE_WORKLOADS`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,32 @@ from ksched.workloads import TRACE_WORKLOADS, WORKLOADS, TraceWorkload, Workload
 
 #: The pods of the trace's head the simulator warms up on (untimed).
 WARMUP_PODS = 20
+
+
+@attrs.frozen
+class ChurnWorkload:
+    """A capacity planner's day replayed on the :class:`~ksched.simulator.Simulator`
+    (:func:`ksched.timeline.day_of_churn`): ``arrivals`` pods created over a virtual day on
+    ``nodes`` nodes, each finishing after its runtime; the rate is timeline events per
+    second."""
+
+    name: str
+    nodes: int
+    arrivals: int
+
+    def profile(self) -> None:
+        return None
+
+    def timeline(self, scale: float = 1.0) -> tuple[Any, list]:
+        """The cluster and the day's events (``scale`` shrinks both counts)."""
+        from ksched.timeline import day_of_churn
+
+        return day_of_churn(nodes=max(int(self.nodes * scale), 1),
+                            arrivals=max(int(self.arrivals * scale), 1))
+
+
+CHURN_WORKLOADS = {w.name: w for w in [
+    ChurnWorkload("DayOfChurn/5000Nodes_100000Pods", 5000, 100_000)]}
 
 
 @attrs.frozen
@@ -68,15 +95,16 @@ class Measurement:
         }
 
 
-def measure(workload: Workload | TraceWorkload, rounds: int = 3, scale: float = 1.0,
-            progress: Callable[[str], None] | None = None, profile: Any = None,
-            tie_break: str = "round-robin") -> Measurement:
+def measure(workload: Workload | ChurnWorkload | TraceWorkload, rounds: int = 3,
+            scale: float = 1.0, progress: Callable[[str], None] | None = None,
+            profile: Any = None, tie_break: str = "round-robin") -> Measurement:
     """Build the workload (its pods as a :class:`~ksched.pod_table.PodTable`, untimed), warm
     the kernels up on its first ``warmup_pods`` pods, then time ``rounds`` runs of
     ``schedule_batch`` on the table (with ``profile``: a Profile or a configuration, and
     ``tie_break``, as ``schedule_batch`` takes them; a simulated trace workload keeps
     round-robin). A trace workload with ``simulate`` times ``rounds`` replays of its
-    timeline instead (:func:`measure_simulation`)."""
+    timeline instead (:func:`measure_simulation`), a churn workload replays of its day
+    (:func:`measure_churn`)."""
     if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
         raise ArgumentError(f"measure: rounds: must be an integer >= 1, got {rounds!r}")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
@@ -84,6 +112,8 @@ def measure(workload: Workload | TraceWorkload, rounds: int = 3, scale: float = 
         raise ArgumentError(f"measure: scale: must be a finite number > 0, got {scale!r}")
     if isinstance(workload, TraceWorkload) and workload.simulate:
         return measure_simulation(workload, rounds, scale, progress, profile)
+    if isinstance(workload, ChurnWorkload):
+        return measure_churn(workload, rounds, scale, progress, profile)
     say = progress or (lambda _: None)
     started = time.perf_counter()
     cluster, pods = workload.make(scale)
@@ -140,6 +170,36 @@ def measure_simulation(workload: TraceWorkload, rounds: int = 3, scale: float = 
                        tuple(seconds), 0, summary["pods_scheduled"], unit="events/s")
 
 
+def measure_churn(workload: ChurnWorkload, rounds: int = 3, scale: float = 1.0,
+                  progress: Callable[[str], None] | None = None,
+                  profile: Any = None) -> Measurement:
+    """Make the day (untimed), compile every kernel and replay its first 2,000 arrivals, then
+    time ``rounds`` replays of the whole day, each on a fresh Simulator; the rate is the
+    day's arrivals per second (finishes are the Simulator's own events, as in the trace's)."""
+    from ksched.loading import warmup as compile_kernels
+    from ksched.simulator import Simulator
+
+    say = progress or (lambda _: None)
+    started = time.perf_counter()
+    cluster, events = workload.timeline(scale)
+    build = time.perf_counter() - started
+    say(f"{workload.name}: built {cluster.num_nodes} nodes, {len(events)} arrivals in "
+        f"{build:.2f}s")
+    started = time.perf_counter()
+    compile_kernels()
+    Simulator(cluster, profile=profile).run(events[:2000])
+    warmup = time.perf_counter() - started
+    seconds, summary = [], {}
+    for i in range(rounds):
+        started = time.perf_counter()
+        summary = Simulator(cluster, profile=profile).run(events).summary()
+        seconds.append(time.perf_counter() - started)
+        say(f"{workload.name}: round {i + 1}/{rounds}: {len(events) / seconds[-1]:,.0f} "
+            f"events/s")
+    return Measurement(workload.name, cluster.num_nodes, len(events), build, warmup,
+                       tuple(seconds), 0, summary["pods_scheduled"], unit="events/s")
+
+
 def _replay(trace: Any, events: list, profile: Any) -> Any:
     """One simulation of ``events`` on the trace's cluster, with its PriorityClasses."""
     from ksched.simulator import Simulator
@@ -149,14 +209,15 @@ def _replay(trace: Any, events: list, profile: Any) -> Any:
 
 
 def workloads(names: list[str] | None, trace_dir: str | None = None,
-              note: Callable[[str], None] | None = None) -> list[Workload | TraceWorkload]:
+              note: Callable[[str], None] | None = None
+              ) -> list[Workload | ChurnWorkload | TraceWorkload]:
     """The workloads whose name contains one of ``names`` (all of them for none); a name
     that matches no workload is refused, listing the known ones.
 
     The trace workloads read Alibaba's GPU trace from ``trace_dir``; without it they are left
     out, and ``note`` (if given) is told why. A ``trace_dir`` without the trace's CSVs is
     refused (:func:`ksched.alibaba.trace_files`)."""
-    known = {**WORKLOADS, **TRACE_WORKLOADS}
+    known = {**WORKLOADS, **CHURN_WORKLOADS, **TRACE_WORKLOADS}
     for name in names or ():
         if not any(name in w for w in known):
             raise ArgumentError(f"workload: no workload's name contains {name!r}; known: "

@@ -50,3 +50,16 @@ def test_bench_cli_prints_scheduler_perf_data_items(capsys: pytest.CaptureFixtur
     assert item["labels"]["Name"] == "SchedulingBasic/500Nodes"
     assert set(item["data"]) == {"Average", "Perc50", "Perc90", "Perc99"}
     assert item["data"]["Perc50"] > 0
+
+
+def test_bench_cli_replays_the_day_of_churn_on_the_simulator(
+        capsys: pytest.CaptureFixture) -> None:
+    """``DayOfChurn``: the generated day on the Simulator, its rate in arrivals per second;
+    every pod of the (shrunk) day is scheduled."""
+    assert main(["bench", "--workload", "DayOfChurn", "--scale", "0.005", "--rounds", "1",
+                 "--json"]) == 0
+    item, = json.loads(capsys.readouterr().out)["dataItems"]
+    assert (item["labels"]["Name"], item["unit"]) == ("DayOfChurn/5000Nodes_100000Pods",
+                                                      "events/s")
+    assert (item["labels"]["nodes"], item["labels"]["pods"]) == ("25", "500")
+    assert item["data"]["Perc50"] > 0
