@@ -11,7 +11,8 @@ backoff expiry or queue flush.
 Each cycle goes through the :class:`~ksched.driver.Driver` ``schedule_batch`` uses too. Pods
 whose cycle the compiled loop models exactly (no pods counted: no spreading, no pod affinity of
 theirs or the running pods'; no nominated pods in the way) are scheduled by it, one at a time,
-on their class's arrays and the state the framework uses for the others. Where only
+on their class's arrays and the state the framework uses for the others; while the queue is idle,
+whole stretches of arrivals and finishes go through it at once (:mod:`ksched.sim_lane`). Where only
 NodeResourcesFit of the filters looks at pods, a pod that fits nowhere and preempts, and its
 retry on the nominated node, are compiled too (:mod:`ksched.compiled_preemption`). The events are
 :mod:`ksched.timeline`'s; the pods waiting at Permit, :mod:`ksched.waiting_pods`'. A pod
