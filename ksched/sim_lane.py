@@ -247,7 +247,7 @@ class ArrivalRuns:
         ``running``: the pods bound then), as :meth:`Simulator._sample` takes them after each
         step (an empty queue)."""
         due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable
-        lengths = {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0}
+        lengths = self.queue.lengths()  # idle all along
         for k, t in enumerate(times):
             if t < due:
                 continue
