@@ -37,8 +37,8 @@ def next_sample_time(due: float, now: float, every: float) -> float:
     multiple of ``every`` after ``now``, counted from ``due``."""
     if due <= now:
         due += math.floor((now - due) / every) * every
-        while due <= now:
-            due += every
+        while due <= now:  # where ``every`` is below a float's step there, the next float
+            due = due + every if due + every > due else math.nextafter(now, math.inf)
     return due
 
 

@@ -142,3 +142,15 @@ def test_stretches_run_most_of_a_quiet_day(monkeypatch):
     assert got["cycles"] == 2000
     assert sum(d["outcome"] == "finished" for d in got["decisions"]) == 2000
     assert not np.any(got["requested"])
+
+
+def test_runtimes_beyond_a_float_sample_step_end():
+    """Pods running 1e300 s: past some virtual time ``sample_every`` is below a float's step,
+    and the next sample is due at the next float (the sampling loop used to spin forever)."""
+    cluster = ClusterState.from_records([Node("n0", allocatable={"cpu": 4000, "pods": 10})], [])
+    events = [Event(float(i), "create", pod=Pod(f"p{i}", containers=[
+        Container("c", requests={"cpu": 100})]), duration=1e300) for i in range(3)]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    assert [d["outcome"] for d in got["decisions"]].count("finished") == 3
+    assert got["samples"][-1].time == 1e300  # (+ 2.0 is the same float)
