@@ -138,9 +138,10 @@ def record_walk(out_walk, p, evaluated, feasible, top, ties):
 def unplace(p, c, node, out_node, placement):
     """``NodeInfo.RemovePod``: a pod of class ``c`` leaves ``node`` (run entry ``p``, whose
     ``out_node`` becomes the node): what :func:`place` added there taken off, for a class
-    that counts no pods per domain and attaches nothing (the caller's to ensure)."""
+    that counts no pods per domain and attaches no volumes (the caller's to ensure: the
+    devices a class holds are its own, given back)."""
     (request, requested, pods_col, nonzero, nonzero_add, port_add_indptr, port_add, port_count,
-     node_version) = placement[:9]
+     node_version, has_attach, attach_group, attached, attach_adds) = placement[:13]
     out_node[p] = node
     for col in range(request.shape[1]):
         requested[node, col] -= request[c, col]
@@ -149,6 +150,10 @@ def unplace(p, c, node, out_node, placement):
     nonzero[node, 1] -= nonzero_add[c, 1]
     for k in range(port_add_indptr[c], port_add_indptr[c + 1]):
         port_count[node, port_add[k]] -= 1
+    if has_attach[c]:
+        group = attach_group[node]
+        for col in range(attached.shape[1]):
+            attached[node, col] -= attach_adds[c, group, col]
     node_version[node] += 1
 
 

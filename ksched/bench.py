@@ -24,30 +24,44 @@ from ksched.workloads import TRACE_WORKLOADS, WORKLOADS, TraceWorkload, Workload
 WARMUP_PODS = 20
 
 
+def _day(nodes: int, arrivals: int) -> tuple[Any, list]:
+    from ksched.timeline import day_of_churn
+
+    return day_of_churn(nodes=nodes, arrivals=arrivals)
+
+
+def _claim_churn(nodes: int, arrivals: int) -> tuple[Any, list]:
+    from ksched.dra.workloads import steady_state_workload
+
+    return steady_state_workload(nodes, arrivals)
+
+
 @attrs.frozen
 class ChurnWorkload:
-    """A capacity planner's day replayed on the :class:`~ksched.simulator.Simulator`
-    (:func:`ksched.timeline.day_of_churn`): ``arrivals`` pods created over a virtual day on
-    ``nodes`` nodes, each finishing after its runtime; the rate is timeline events per
-    second."""
+    """A timeline replayed on the :class:`~ksched.simulator.Simulator`: ``arrivals`` pods
+    created on ``nodes`` nodes, each finishing after its runtime, as ``make(nodes, arrivals)``
+    gives them (by default a capacity planner's day, :func:`ksched.timeline.day_of_churn`);
+    the rate is arrivals per second."""
 
     name: str
     nodes: int
     arrivals: int
+    make: Callable[[int, int], tuple[Any, list]] = _day
 
     def profile(self) -> None:
         return None
 
     def timeline(self, scale: float = 1.0) -> tuple[Any, list]:
-        """The cluster and the day's events (``scale`` shrinks both counts)."""
-        from ksched.timeline import day_of_churn
-
-        return day_of_churn(nodes=max(int(self.nodes * scale), 1),
-                            arrivals=max(int(self.arrivals * scale), 1))
+        """The cluster and the events (``scale`` shrinks both counts)."""
+        return self.make(max(int(self.nodes * scale), 1), max(int(self.arrivals * scale), 1))
 
 
 CHURN_WORKLOADS = {w.name: w for w in [
-    ChurnWorkload("DayOfChurn/5000Nodes_100000Pods", 5000, 100_000)]}
+    ChurnWorkload("DayOfChurn/5000Nodes_100000Pods", 5000, 100_000),
+    # scheduler_perf's steady state: each pod, with a claim from a template, deleted as it
+    # is bound (the resourceclaim controller makes and deletes its claim)
+    ChurnWorkload("SteadyStateClusterResourceClaimTemplate/half_500Nodes/churn", 500, 20_000,
+                  _claim_churn)]}
 
 
 @attrs.frozen

@@ -20,6 +20,8 @@ import attrs
 import numpy as np
 
 from ksched.api import Pod
+from ksched.dra.controller import generated_names
+from ksched.dra.state import dra_objects
 from ksched.framework.capabilities import AttachTable
 from ksched.pods import IDENTITY_FIELDS, TIME_FIELDS
 from ksched.volume_classes import has_claims
@@ -97,6 +99,19 @@ class DeviceClasses:
                 self.needs[found] = need
             self._classes[key] = found
         return found
+
+    def template_class(self, pod: Pod, state: Any) -> int | None:
+        """The class, compiled already, a new pod will be of once the resourceclaim
+        controller has made its claims from their templates (:meth:`DeviceColumns.template_need
+        <ksched.dra.compiled.DeviceColumns.template_need>`; none of them a claim some pod
+        names); ``None``: none is known."""
+        if not self.columns or state.objects.get("workloads") or has_claims(pod):
+            return None
+        need = self.columns.template_need(pod, dra_objects(state))
+        if need is None or self._named and any(
+                (pod.namespace, name) in self._named for name in generated_names(pod)):
+            return None
+        return self._classes.get((self._signature(pod), need))
 
     def _signature(self, pod: Pod) -> int:
         """The number of the pod's :func:`device_signature` among those met, found by its

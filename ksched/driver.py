@@ -356,12 +356,20 @@ class Driver:
         return old, pod
 
     def plain_class(self, fast: FusedLoop, pod: Pod) -> int | None:
-        """The class of pending ``pod`` when its whole cycle is the compiled loop's placement
+        """The class of new ``pod`` when its whole cycle is the compiled loop's placement
         (:meth:`plain`, its class not failing last time, no running pod's anti-affinity
-        unmodelled, no nomination); else ``None``."""
-        if pod.nominated_node_name or not fast.lasting(pod):
+        unmodelled, no nomination); else ``None``. A pod with resource claims takes the
+        class, compiled before, it is of once its claims are made from their templates
+        (:meth:`DeviceClasses.template_class
+        <ksched.device_classes.DeviceClasses.template_class>`)."""
+        if pod.nominated_node_name:
             return None
-        c = fast.class_of(pod, self.assumer.state)
+        if pod.resource_claims:
+            c = fast.tables.device_classes.template_class(pod, self.assumer.state)
+        elif fast.lasting(pod):
+            c = fast.class_of(pod, self.assumer.state)
+        else:
+            return None
         if c is None or not self.plain(fast, c) or (id(fast), c) in self._failing \
                 or self._anti_affinity_unmodelled(fast):
             return None
@@ -369,13 +377,14 @@ class Driver:
 
     def plain(self, fast: FusedLoop, c: int) -> bool:
         """Whether the loop may also take the pods of class ``c`` off their nodes (its
-        ``remove_node``): they count no pods, attach nothing, and no Reserve plugin reserves
-        anything for them."""
+        ``remove_node``): they count no pods, attach no volumes (the devices they hold are
+        their own claims', given back), and no Reserve plugin reserves anything for them
+        but those devices."""
         key = (id(fast), c)
         found = self._plain.get(key)
         if found is None:
             found = self._plain[key] = self._counts_no_pods(fast, c) and not fast.binds(c) \
-                and not fast.attaches(c)
+                and fast.tables.attach[c] is None
         return found
 
     def known_class(self, key: str) -> int | None:

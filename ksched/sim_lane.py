@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ksched.decisions import BOUND, FINISHED, Decision, Sample
+from ksched.dra.compiled import DeviceColumns
+from ksched.dra.controller import claims_created, claims_released
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
 from ksched.sim_support import next_sample_time
@@ -118,7 +120,9 @@ class ArrivalRuns:
                 t, source = t2, 2
             else:
                 break  # nothing left, or events at one time: the queue orders them
-            if t <= last or (until is not None and t > until) \
+            if source == 2 and t == last and local[0][1] == len(steps) - 1:
+                pass  # the pod just placed finishes as it is bound (it runs 0 s): next
+            elif t <= last or (until is not None and t > until) \
                     or _shared(t, (timeline, held, local)[source]):
                 break
             if source == 2:
@@ -157,11 +161,9 @@ class ArrivalRuns:
         """The step a timeline entry is, when the stretch can take it, else ``None``."""
         t, _, event = entry
         if event.kind == "create":
-            if event.duration == 0.0:
-                return None  # it finishes at once: at the time of its binding (the queue's)
             pod = self._admit(event.pod)
             key = pod.key
-            if key in self._pods or key in placed or pod.claim_sources or pod.scheduling_gates \
+            if key in self._pods or key in placed or pod.scheduling_gates \
                     or self.frameworks.get(pod.scheduler_name) is not fast.framework:
                 return None
             c = self.driver.plain_class(fast, pod)
@@ -204,6 +206,7 @@ class ArrivalRuns:
         see the module)."""
         names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
+        made = self._stretch_claims(steps, node_rows)
         record, entries = self.decisions.append, []
         pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
             self._lane_bound
@@ -225,7 +228,7 @@ class ArrivalRuns:
                 del durations[key]
             record(Decision(t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
-                pod = pods[key] = pod.with_status(start + t, "")
+                pod = pods[key] = made.get(key, pod).with_status(start + t, "")
                 if step.duration is not None:  # held here until due (_release_finishes)
                     at = finish_at[key] = t + durations[key]
                     heapq.heappush(held, (at, next(seq), key))
@@ -240,6 +243,28 @@ class ArrivalRuns:
         self._stretch_samples(times, requested, running + np.cumsum(signs))
         self.queue.passed_through(times[-1], int((signs > 0).sum()))
         self.now = times[-1]
+
+    def _stretch_claims(self, steps: list[_Step], nodes: list[int]) -> dict[str, Any]:
+        """The claims of the steps' pods, in order: made from their templates when the pod is
+        created (the resourceclaim controller), allocated and written on its node (Reserve,
+        PreBind), released when it leaves. A pod that leaves as it is bound (the next step)
+        leaves nothing behind, so its claims are neither made nor allocated. Returns the
+        pods that stay as the controller leaves them, by key."""
+        cache, made, skip = self.assumer.claim_cache, {}, False
+        for j, step in enumerate(steps):
+            if skip:
+                skip = False
+            elif step.pod is None:
+                pod = made.get(step.key) or self._pods.get(step.key)
+                if pod is not None:
+                    claims_released(pod, cache)
+            elif step.pod.claim_sources:
+                after = steps[j + 1] if j + 1 < len(steps) else None
+                skip = after is not None and after.pod is None and after.where == -1 - j
+                if not skip:
+                    pod = made[step.key] = claims_created(step.pod, cache)[0]
+                    DeviceColumns.of(self.assumer.state).bind(cache, pod, nodes[j])
+        return made
 
     def _stretch_samples(self, times: list[float], requested: np.ndarray,
                          running: np.ndarray) -> None:

@@ -156,8 +156,8 @@ class UtilisationMeter:
         """:meth:`advance` to each of ``times`` (ascending, after :attr:`time`), then the
         requested totals changed by that row of ``changes`` (int64[K, R]: a footprint added,
         or taken off negated), as those calls one by one would leave the meter, float for
-        float (the running sums accumulate in the same order). Returns the requested totals
-        after each step (int64[K, R])."""
+        float (the running sums accumulate in the same order; totals held for no time raise
+        no peak). Returns the requested totals after each step (int64[K, R])."""
         alloc = np.array(self._alloc, dtype=np.float64)
         requested = np.array(self._req, dtype=np.int64) + np.vstack(
             [np.zeros((1, len(self._alloc)), dtype=np.int64), np.cumsum(changes, axis=0)])
@@ -165,7 +165,9 @@ class UtilisationMeter:
         elapsed = np.diff(np.concatenate([[self.time], np.asarray(times, dtype=np.float64)]))
         ratio = np.zeros(held.shape, dtype=np.float64)
         np.divide(held.astype(np.float64), alloc, out=ratio, where=alloc > 0)
-        self._top = np.maximum(np.array(self._top), ratio.max(axis=0)).tolist()
+        held_for_time = ratio[elapsed > 0]
+        if len(held_for_time):
+            self._top = np.maximum(np.array(self._top), held_for_time.max(axis=0)).tolist()
         self._int = np.cumsum(np.vstack([self._int, ratio * elapsed[:, None]]),
                               axis=0)[-1].tolist()
         self._amt = np.cumsum(np.vstack([self._amt, held * elapsed[:, None]]),

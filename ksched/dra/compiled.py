@@ -129,6 +129,22 @@ class DeviceColumns:
             memo[1][key] = found
         return found
 
+    def template_need(self, pod: Any, dra: DraObjects) -> DeviceNeed | None:
+        """:meth:`need` of a new pod once the resourceclaim controller has made all its claims
+        from their templates (``None`` also where one names a claim, or a template is
+        missing): those claims are the pod's own, unallocated, of the templates' specs."""
+        if dra.slice_cache is not self.cache or pod.claim_statuses:
+            return None
+        group, total = None, 0
+        for _, claim_name, template_name in pod.claim_sources:
+            template = None if claim_name else dra.template(pod.namespace, template_name)
+            shape = None if template is None else self._shape(template.spec)
+            if shape is None or (group is not None and shape[0] != group):
+                return None
+            group, total = shape[0], total + shape[1]
+        column = self._column(group, dra) if group is not None else None
+        return None if column is None else DeviceNeed(column, total)
+
     def _find_need(self, pod: Any, dra: DraObjects, named: Collection
                    ) -> tuple[DeviceNeed, list[tuple[str, str, Any]]] | None:
         """:meth:`_need`, worked out."""
@@ -342,6 +358,16 @@ class DeviceColumns:
                 if len(free) == need:
                     return free
         return None
+
+    def bind(self, cache: ClaimCache, pod: Any, row: int) -> None:
+        """``Reserve`` and ``PreBind`` for a pod the loop placed on node row ``row`` (its
+        claims made): the claims allocated there and written to ``cache``."""
+        found = self.allocations(pod, row, cache.current)
+        if found is None:
+            raise AssertionError(f"the compiled loop placed {pod.key} on "
+                                 f"{self.nodes[row].name} without its free devices")
+        claims, allocations = found
+        cache.write(reserved_claims(pod, [c for _, _, c in claims], allocations))
 
     def reserve(self, cache: ClaimCache, placed: Sequence[tuple[Any, int, DeviceNeed]]) -> None:
         """``Reserve`` for pods the loop placed, in order: (pod, node row, need) each; the

@@ -26,7 +26,8 @@ from ksched.api.fields import assembler
 from ksched.dra.claims import FINALIZER, ResourceClaim
 from ksched.dra.state import ClaimCache, DraObjects, evolved
 
-__all__ = ["claims_created", "claims_released", "generate_claims", "release_claims"]
+__all__ = ["claims_created", "claims_released", "generate_claims", "generated_names",
+           "release_claims"]
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's utilrand alphanumerics
 
@@ -34,6 +35,17 @@ _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's utilrand alphanumeri
 def _suffix(pod: Any, name: str) -> str:
     digest = hashlib.sha256(f"{pod.namespace}/{pod.name}/{pod.uid}/{name}".encode()).digest()
     return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
+
+
+def _generated_name(pod: Any, name: str) -> str:
+    """The name of the claim made for ``pod``'s entry ``name``."""
+    return f"{pod.name[:57]}-{name[:57]}-{_suffix(pod, name)}"
+
+
+def generated_names(pod: Any) -> list[str]:
+    """The names of the claims made for ``pod``'s template entries."""
+    return [_generated_name(pod, name) for name, claim_name, _ in pod.claim_sources
+            if not claim_name]
 
 
 def generate_claims(pod: Any, dra: DraObjects) -> tuple[Any, list[ResourceClaim]]:
@@ -47,7 +59,7 @@ def generate_claims(pod: Any, dra: DraObjects) -> tuple[Any, list[ResourceClaim]
         template = dra.template(pod.namespace, template_name)
         if template is None:
             continue
-        generated = f"{pod.name[:57]}-{name[:57]}-{_suffix(pod, name)}"
+        generated = _generated_name(pod, name)
         made.append(ResourceClaim(generated, pod.namespace, f"uid-{generated}", template.spec,
                                   owner=("Pod", pod.name, pod.uid)))
         statuses[name] = generated
