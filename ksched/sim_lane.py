@@ -4,14 +4,18 @@ While no pod is pending, in flight, waiting at Permit or nominated, kube-schedul
 the same for each pod created: activeQ takes it, pops it at once, and its cycle places it and
 binds it; later the pod finishes and leaves its node. Where the compiled loop's placement is
 the pod's whole cycle (:meth:`Driver.plain_class <ksched.driver.Driver.plain_class>`: one
-profile, no Permit, nothing reserved, no pods counted), a stretch of such arrivals and finishes
+profile, no Permit, no volumes, no pods counted; devices only from claims the resourceclaim
+controller makes from templates, counted by the loop), a stretch of such arrivals and finishes
 goes through the loop as one run of pods and removals (``schedule_loop``'s ``remove_node``), up
 to ``until`` or anything else on the timeline. The decisions, the samples, the utilisation, the
-cache's pods in their per-node order and the queue's counters are then what the loop one pod
-at a time leaves; the finishes of the pods still running are held until due, then join the
-timeline as the Simulator pushed them. Events at one virtual time end a stretch (the queue
-orders them), and a pod that fits nowhere ends it before that pod: its walk is undone and the
-Simulator schedules it as usual.
+cache's pods in their per-node order, the claims and the queue's counters are then what the
+Simulator one event at a time leaves; the finishes of the pods still running are held until
+due, then join the timeline as the Simulator pushed them.
+
+The events at one virtual time go in the Simulator's order: the finishes, then the pods
+created, as the queue pops them (by priority), then the finishes of those that run 0 s. A pod
+that fits nowhere ends the stretch before that pod: its walk is undone, and it and the pods
+created with it that were not placed go to the queue, as the queue would hold them then.
 """
 
 from __future__ import annotations
@@ -53,13 +57,6 @@ class _Step(NamedTuple):
     entry: tuple | None
 
 
-def _shared(t: float, heap: list) -> bool:
-    """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
-    smallest is a child of the root)."""
-    n = len(heap)
-    return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
-
-
 class ArrivalRuns:
     """The :class:`~ksched.simulator.Simulator`'s stretches of arrivals and finishes (a mixin:
     it reads and writes the Simulator's own state)."""
@@ -89,12 +86,18 @@ class ArrivalRuns:
         done, nodes = self._place_stretch(fast, steps)
         self._stretch_limit = min(2 * self._stretch_limit, MAX_STRETCH) if done == len(steps) \
             else MIN_STRETCH
+        # a time cut short by a pod that fits nowhere: its pods not placed are in the queue
+        cut = steps[done].time if 0 < done < len(steps) \
+            and steps[done - 1].time == steps[done].time else None
         for step in steps[done:]:
-            if step.entry is not None:
+            if step.entry is not None and step.time != cut:
                 heapq.heappush(*step.entry)  # back, as it was
         if not done:
             return False
-        self._commit_stretch(steps[:done], nodes)
+        self._commit_stretch(steps[:done], nodes, cut)
+        for step in sorted((s for s in steps[done:] if s.time == cut and s.pod is not None),
+                           key=lambda s: s.entry[1][1]):
+            self._create(step.entry[1][2].pod, step.duration)  # as the timeline had them
         if progress is not None:
             progress(sum(s.pod is not None for s in steps[:done]))
         return True
@@ -102,51 +105,79 @@ class ArrivalRuns:
     # ------------------------------------------------------------------ the stretch
 
     def _stretch(self, fast: Any, until: float | None, limit: int) -> list[_Step]:
-        """The steps (at most ``limit``) of the stretch that starts now, taken off their heaps
-        (each step knows its entry: put back when the step is undone)."""
+        """The steps of the stretch that starts now (at most ``limit``, but whole times),
+        taken off their heaps (each step knows its entry: put back when the step is undone).
+        The events at one virtual time go as the Simulator takes them: the finishes in the
+        order they were pushed, then the pods created in the order the queue pops them
+        (:meth:`_time`), then the finishes of those that run 0 s (pushed as they are bound,
+        due when the queue is empty again)."""
         timeline, held, steps = self._timeline, self._held_finishes, []
         local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
-        last, inf = self.now, math.inf
+        last, inf = -math.inf, math.inf  # (events due now: a run's first, or finishes pushed since)
         while len(steps) < limit:
-            t0 = timeline[0][0] if timeline else inf
-            t1 = held[0][0] if held else inf
-            t2 = local[0][0] if local else inf
-            if t0 < t1 and t0 < t2:
-                t, source = t0, 0
-            elif t1 < t0 and t1 < t2:
-                t, source = t1, 1
-            elif t2 < t0 and t2 < t1:
-                t, source = t2, 2
-            else:
-                break  # nothing left, or events at one time: the queue orders them
-            if source == 2 and t == last and local[0][1] == len(steps) - 1:
-                pass  # the pod just placed finishes as it is bound (it runs 0 s): next
-            elif t <= last or (until is not None and t > until) \
-                    or _shared(t, (timeline, held, local)[source]):
+            t = min(timeline[0][0] if timeline else inf, held[0][0] if held else inf,
+                    local[0][0] if local else inf)
+            if t == inf or (until is not None and t > until):
                 break
-            if source == 2:
-                _, j, key = heapq.heappop(local)
-                step = _Step(t, key, steps[j].c, None, None, -1 - j, None)
-            elif source == 1:
-                key = held[0][2]
-                found = self._lane_bound.get(key)
-                if found is None or self._finish_at.get(key) != t:
-                    break  # no longer the pod placed here: the Simulator's (see _run)
-                step = _Step(t, key, found[1], None, None, found[0], (held, held[0]))
-                heapq.heappop(held)
-            else:
-                step = self._timeline_step(fast, timeline[0], placed)
-                if step is None:
+            if t <= last:  # only the finishes of pods placed at ``last`` that run 0 s
+                if t < last or (timeline and timeline[0][0] == t) or (held and held[0][0] == t):
                     break
-                heapq.heappop(timeline)
-                if step.pod is not None:
-                    placed[step.key] = len(steps)
-                    if step.duration is not None:
-                        heapq.heappush(local, (t + step.duration, len(steps), step.key))
-            steps.append(step)
+                while local and local[0][0] == t:
+                    _, j, key = heapq.heappop(local)
+                    steps.append(_Step(t, key, steps[j].c, None, None, -1 - j, None))
+                continue
+            if not self._time(fast, t, steps, local, placed, limit):
+                break
             last = t
         return steps
+
+    def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
+              limit: int) -> bool:
+        """Append to ``steps`` the events due at ``t`` (see :meth:`_stretch`) and return
+        ``True``; or leave them where they are and return ``False`` where the stretch cannot
+        take one of them, or they would pass ``limit``. Pods created at one time are popped
+        by priority (PrioritySort; a custom sort: one at a time), then as they came."""
+        timeline, held = self._timeline, self._held_finishes
+        finishes: list[tuple[int, _Step]] = []
+        creates: list[tuple[int, _Step]] = []
+        taken: list[tuple[list, tuple]] = []  # (heap, entry), to put back
+        ok = True
+        while ok and timeline and timeline[0][0] == t:
+            entry = heapq.heappop(timeline)
+            taken.append((timeline, entry))
+            step = self._timeline_step(fast, entry, placed)
+            ok = step is not None
+            if ok:
+                (creates if step.pod is not None else finishes).append((entry[1], step))
+        while ok and held and held[0][0] == t:
+            entry = heapq.heappop(held)
+            taken.append((held, entry))
+            found = self._lane_bound.get(entry[2])
+            ok = found is not None and self._finish_at.get(entry[2]) == t  # else stale
+            if ok:
+                finishes.append((entry[1], _Step(t, entry[2], found[1], None, None, found[0],
+                                                 (held, entry))))
+        size = len(steps) + len(finishes) + len(creates)
+        if size + len(local) > limit and steps:
+            size += sum(1 for e in local if e[0] == t)
+        if not ok or (steps and size > limit) or (len(creates) > 1 and (
+                not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
+            for heap, entry in taken:
+                heapq.heappush(heap, entry)
+            return False
+        finishes.sort(key=lambda f: f[0])
+        steps += [step for _, step in finishes]
+        while local and local[0][0] == t:  # pods placed here: their finishes pushed later
+            _, j, key = heapq.heappop(local)
+            steps.append(_Step(t, key, steps[j].c, None, None, -1 - j, None))
+        creates.sort(key=lambda c: (-(c[1].pod.priority or 0), c[0]))
+        for _, step in creates:
+            placed[step.key] = len(steps)
+            if step.duration is not None:
+                heapq.heappush(local, (t + step.duration, len(steps), step.key))
+            steps.append(step)
+        return True
 
     def _release_finishes(self, upto: float) -> None:
         """The finishes the stretches hold that are due by ``upto`` join the timeline, as
@@ -201,9 +232,10 @@ class ArrivalRuns:
         counters.nodes_evaluated -= int(out_walk[failed, 0])
         return failed, out_node
 
-    def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray) -> None:
+    def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray, cut: float | None = None
+                        ) -> None:
         """The Simulator's records of the steps the loop ran (``nodes``: each one's node row;
-        see the module)."""
+        ``cut``: a time whose pods the loop placed only some of; see the module)."""
         names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
         made = self._stretch_claims(steps, node_rows)
@@ -240,7 +272,8 @@ class ArrivalRuns:
         times = [s.time for s in steps]
         signs = np.array([1 if s.pod is not None else -1 for s in steps], dtype=np.int64)
         requested = self._usage.replay(times, footprints * signs[:, None])
-        self._stretch_samples(times, requested, running + np.cumsum(signs))
+        self._stretch_samples(times, self._sampled_after(steps, cut), requested,
+                              running + np.cumsum(signs))
         self.queue.passed_through(times[-1], int((signs > 0).sum()))
         self.now = times[-1]
 
@@ -266,15 +299,29 @@ class ArrivalRuns:
                     DeviceColumns.of(self.assumer.state).bind(cache, pod, nodes[j])
         return made
 
-    def _stretch_samples(self, times: list[float], requested: np.ndarray,
+    @staticmethod
+    def _sampled_after(steps: list[_Step], cut: float | None) -> list[bool]:
+        """Whether the Simulator samples after each step: once the queue is empty again,
+        after the events of a time and the pods created then (not the finishes of those that
+        run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
+        def late(k: int) -> bool:  # the finish of a pod placed at its time
+            s = steps[k]
+            return s.pod is None and s.where < 0 and steps[-1 - s.where].time == s.time
+
+        n = len(steps)
+        return [steps[k].time != cut and (k + 1 == n or steps[k + 1].time != steps[k].time
+                                          or (late(k + 1) and not late(k)))
+                for k in range(n)]
+
+    def _stretch_samples(self, times: list[float], sampled: list[bool], requested: np.ndarray,
                          running: np.ndarray) -> None:
-        """The samples due at the steps' times (``requested``: the totals after each step,
-        ``running``: the pods bound then), as :meth:`Simulator._sample` takes them after each
-        step (an empty queue)."""
+        """The samples due at the steps' times (``sampled``: whether the Simulator samples
+        after each step, ``requested``: the totals after each step, ``running``: the pods
+        bound then), as :meth:`Simulator._sample` takes them (an empty queue)."""
         due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable
         lengths = self.queue.lengths()  # idle all along
         for k, t in enumerate(times):
-            if t < due:
+            if t < due or not sampled[k]:
                 continue
             totals = dict(zip(names, zip(alloc.tolist(), requested[k].tolist())))
             self._samples.append(Sample.take(t, lengths, totals, int(running[k])))

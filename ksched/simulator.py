@@ -208,6 +208,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         sorts = first.points["queueSort"]
         if sorts and sorts[0][0] != "PrioritySort":
             less = sorts[0][1].less
+        self._priority_sort = less is None  # the queue pops pods created at once by priority
         config = self.config
         self.queue = SchedulingQueue(
             initial_backoff=config.pod_initial_backoff_seconds if config else 1.0,

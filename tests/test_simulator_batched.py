@@ -130,9 +130,9 @@ def test_stretches_run_most_of_a_quiet_day(monkeypatch):
     steps = []
     commit = Simulator._commit_stretch
 
-    def counted(self, stretch, nodes):
+    def counted(self, stretch, *args):
         steps.append(len(stretch))
-        return commit(self, stretch, nodes)
+        return commit(self, stretch, *args)
 
     monkeypatch.setattr(Simulator, "_commit_stretch", counted)
     cluster, events = day_of_churn(nodes=60, arrivals=2000, seed=4)
@@ -154,3 +154,49 @@ def test_runtimes_beyond_a_float_sample_step_end():
     assert got == expected
     assert [d["outcome"] for d in got["decisions"]].count("finished") == 3
     assert got["samples"][-1].time == 1e300  # (+ 2.0 is the same float)
+
+
+def _burst(cpus: list[int], priorities: list[int], duration: float | None = None) -> list:
+    """Pods created at once, at a time a sample is due (every 5 s)."""
+    return [Event(5.0, "create", pod=Pod(f"p{i}", priority=priority, containers=[
+        Container("c", requests={"cpu": cpu})]), duration=duration)
+        for i, (cpu, priority) in enumerate(zip(cpus, priorities))]
+
+
+def test_pods_created_at_one_time_run_in_one_stretch_by_priority(monkeypatch):
+    """A burst is one time of a stretch: the queue would pop its pods by priority,
+    then as they came, and so does the loop; those running 0 s finish after every pod of the
+    burst is bound."""
+    steps = []
+    commit = Simulator._commit_stretch
+
+    def counted(self, stretch, *args):
+        steps.append([(s.key, s.pod is not None) for s in stretch])
+        return commit(self, stretch, *args)
+
+    monkeypatch.setattr(Simulator, "_commit_stretch", counted)
+    cluster = ClusterState.from_records([Node(f"n{i}", allocatable={"cpu": 4000, "pods": 110})
+                                         for i in range(3)], [])
+    events = _burst([1000, 1000, 500, 2000], [0, 100, 0, 100], duration=0.0)
+    expected, got = _both(cluster, events, sample_every=5.0)
+    assert got == expected
+    assert steps == [[("default/p1", True), ("default/p3", True), ("default/p0", True),
+                      ("default/p2", True), ("default/p1", False), ("default/p3", False),
+                      ("default/p0", False), ("default/p2", False)]]
+    assert (got["samples"][1].time, got["samples"][1].running) == (5.0, 4)  # once bound
+
+
+def test_a_burst_cut_short_by_a_pod_that_fits_nowhere_goes_on_in_the_queue():
+    """The loop places the burst's pods up to the first that fits nowhere; that one and the
+    rest of the burst are then in the queue, as the queue would hold them, and the sample at
+    that time waits for them."""
+    cluster = ClusterState.from_records([Node("n0", allocatable={"cpu": 4000, "pods": 110})],
+                                        [])
+    events = _burst([1000, 1000, 5000, 1000, 3000], [0] * 5) + [
+        Event(10.0, "create", pod=Pod("late", containers=[Container("c", requests={
+            "cpu": 500})]))]
+    expected, got = _both(cluster, events, sample_every=5.0)
+    assert got == expected
+    bound = [d["pod"] for d in got["decisions"] if d["outcome"] == "bound"]
+    assert bound == ["default/p0", "default/p1", "default/p3", "default/late"]
+    assert [(s.time, s.running) for s in got["samples"][:3]] == [(0.0, 0), (5.0, 3), (10.0, 4)]

@@ -77,9 +77,9 @@ def test_the_steady_state_churn_runs_in_stretches(monkeypatch):
     steps = []
     commit = Simulator._commit_stretch
 
-    def counted(self, stretch, nodes):
+    def counted(self, stretch, *args):
         steps.append(len(stretch))
-        return commit(self, stretch, nodes)
+        return commit(self, stretch, *args)
 
     monkeypatch.setattr(Simulator, "_commit_stretch", counted)
     cluster, events = steady_state_workload(20, 400, devices=4)
