@@ -57,6 +57,13 @@ class _Step(NamedTuple):
     entry: tuple | None
 
 
+def _shared(t: float, heap: list) -> bool:
+    """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
+    smallest is a child of the root)."""
+    n = len(heap)
+    return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
+
+
 class ArrivalRuns:
     """The :class:`~ksched.simulator.Simulator`'s stretches of arrivals and finishes (a mixin:
     it reads and writes the Simulator's own state)."""
@@ -139,45 +146,67 @@ class ArrivalRuns:
         take one of them, or they would pass ``limit``. Pods created at one time are popped
         by priority (PrioritySort; a custom sort: one at a time), then as they came."""
         timeline, held = self._timeline, self._held_finishes
-        finishes: list[tuple[int, _Step]] = []
+        due = [h for h in (timeline, held, local) if h and h[0][0] == t]
+        if len(due) == 1 and not _shared(t, due[0]):  # one event (the usual case)
+            heap = due[0]
+            step = self._heap_step(fast, heap, heap[0], steps, local, placed)
+            if step is None:
+                return False
+            heapq.heappop(heap)
+            self._take(step, steps, local, placed)
+            return True
+        finishes: list[tuple[tuple[int, int], _Step]] = []
         creates: list[tuple[int, _Step]] = []
         taken: list[tuple[list, tuple]] = []  # (heap, entry), to put back
-        ok = True
-        while ok and timeline and timeline[0][0] == t:
-            entry = heapq.heappop(timeline)
-            taken.append((timeline, entry))
-            step = self._timeline_step(fast, entry, placed)
-            ok = step is not None
-            if ok:
-                (creates if step.pod is not None else finishes).append((entry[1], step))
-        while ok and held and held[0][0] == t:
-            entry = heapq.heappop(held)
-            taken.append((held, entry))
-            found = self._lane_bound.get(entry[2])
-            ok = found is not None and self._finish_at.get(entry[2]) == t  # else stale
-            if ok:
-                finishes.append((entry[1], _Step(t, entry[2], found[1], None, None, found[0],
-                                                 (held, entry))))
-        size = len(steps) + len(finishes) + len(creates)
-        if size + len(local) > limit and steps:
-            size += sum(1 for e in local if e[0] == t)
-        if not ok or (steps and size > limit) or (len(creates) > 1 and (
+        refused = False
+        for heap in due:
+            while not refused and heap and heap[0][0] == t:
+                entry = heapq.heappop(heap)
+                taken.append((heap, entry))
+                step = self._heap_step(fast, heap, entry, steps, local, placed)
+                if step is None or (steps and len(steps) + len(taken) > limit):
+                    refused = True
+                elif heap is local:  # placed here: their finishes pushed after all others
+                    finishes.append(((1, len(taken)), step))
+                elif step.pod is None:
+                    finishes.append(((0, entry[1]), step))
+                else:
+                    creates.append((entry[1], step))
+        if refused or (len(creates) > 1 and (
                 not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
             for heap, entry in taken:
                 heapq.heappush(heap, entry)
             return False
         finishes.sort(key=lambda f: f[0])
-        steps += [step for _, step in finishes]
-        while local and local[0][0] == t:  # pods placed here: their finishes pushed later
-            _, j, key = heapq.heappop(local)
-            steps.append(_Step(t, key, steps[j].c, None, None, -1 - j, None))
         creates.sort(key=lambda c: (-(c[1].pod.priority or 0), c[0]))
-        for _, step in creates:
+        for _, step in finishes + creates:
+            self._take(step, steps, local, placed)
+        return True
+
+    def _heap_step(self, fast: Any, heap: list, entry: tuple, steps: list[_Step], local: list,
+                   placed: dict) -> _Step | None:
+        """The step of an entry of the timeline, of the held finishes or of ``local`` (the
+        finishes of the pods this stretch placed), when the stretch can take it."""
+        if heap is local:
+            _, j, key = entry
+            return _Step(entry[0], key, steps[j].c, None, None, -1 - j, None)
+        if heap is not self._held_finishes:
+            return self._timeline_step(fast, entry, placed)
+        t, _, key = entry
+        found = self._lane_bound.get(key)
+        if found is None or self._finish_at.get(key) != t:
+            return None  # no longer the pod placed here: the Simulator's (see _run)
+        return _Step(t, key, found[1], None, None, found[0], (heap, entry))
+
+    @staticmethod
+    def _take(step: _Step, steps: list[_Step], local: list, placed: dict) -> None:
+        """Append ``step``; a pod created is placed at that step, and finishes, if it
+        runs for a time, then (``local``)."""
+        if step.pod is not None:
             placed[step.key] = len(steps)
             if step.duration is not None:
-                heapq.heappush(local, (t + step.duration, len(steps), step.key))
-            steps.append(step)
-        return True
+                heapq.heappush(local, (step.time + step.duration, len(steps), step.key))
+        steps.append(step)
 
     def _release_finishes(self, upto: float) -> None:
         """The finishes the stretches hold that are due by ``upto`` join the timeline, as
