@@ -29,7 +29,7 @@ import numpy as np
 
 from ksched.decisions import BOUND, FINISHED, Decision, Sample
 from ksched.dra.compiled import DeviceColumns
-from ksched.dra.controller import claims_created, claims_released
+from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
 from ksched.sim_support import next_sample_time
@@ -308,24 +308,28 @@ class ArrivalRuns:
 
     def _stretch_claims(self, steps: list[_Step], nodes: list[int]) -> dict[str, Any]:
         """The claims of the steps' pods, in order: made from their templates when the pod is
-        created (the resourceclaim controller), allocated and written on its node (Reserve,
-        PreBind), released when it leaves. A pod that leaves as it is bound (the next step)
-        leaves nothing behind, so its claims are neither made nor allocated. Returns the
-        pods that stay as the controller leaves them, by key."""
-        cache, made, skip = self.assumer.claim_cache, {}, False
-        for j, step in enumerate(steps):
-            if skip:
-                skip = False
-            elif step.pod is None:
-                pod = made.get(step.key) or self._pods.get(step.key)
-                if pod is not None:
-                    claims_released(pod, cache)
-            elif step.pod.claim_sources:
-                after = steps[j + 1] if j + 1 < len(steps) else None
-                skip = after is not None and after.pod is None and after.where == -1 - j
-                if not skip:
-                    pod = made[step.key] = claims_created(step.pod, cache)[0]
-                    DeviceColumns.of(self.assumer.state).bind(cache, pod, nodes[j])
+        created (the resourceclaim controller) and written as Reserve and PreBind leave them
+        on its node (one write: nothing reads them between), released when it leaves. A pod
+        that leaves as it is bound (the next step) leaves nothing behind, so its claims are
+        neither made nor allocated. Returns the pods that stay as the controller leaves
+        them, by key."""
+        cache, made, skip, columns = self.assumer.claim_cache, {}, False, None
+        with cache.deferred():
+            for j, step in enumerate(steps):
+                if skip:
+                    skip = False
+                elif step.pod is None:
+                    pod = made.get(step.key) or self._pods.get(step.key)
+                    if pod is not None:
+                        claims_released(pod, cache)
+                elif step.pod.claim_sources:
+                    after = steps[j + 1] if j + 1 < len(steps) else None
+                    skip = after is not None and after.pod is None and after.where == -1 - j
+                    if not skip:  # the controller's claims, written as PreBind writes them
+                        pod, claims = generate_claims(step.pod, cache.current)
+                        columns = columns or DeviceColumns.of(self.assumer.state)
+                        cache.write(columns.bound_claims(pod, claims, nodes[j], cache.current))
+                        made[step.key] = pod
         return made
 
     @staticmethod

@@ -135,15 +135,11 @@ class DeviceColumns:
         missing): those claims are the pod's own, unallocated, of the templates' specs."""
         if dra.slice_cache is not self.cache or pod.claim_statuses:
             return None
-        group, total = None, 0
-        for _, claim_name, template_name in pod.claim_sources:
-            template = None if claim_name else dra.template(pod.namespace, template_name)
-            shape = None if template is None else self._shape(template.spec)
-            if shape is None or (group is not None and shape[0] != group):
-                return None
-            group, total = shape[0], total + shape[1]
-        column = self._column(group, dra) if group is not None else None
-        return None if column is None else DeviceNeed(column, total)
+        templates = [None if claim_name else dra.template(pod.namespace, template_name)
+                     for _, claim_name, template_name in pod.claim_sources]
+        if None in templates:
+            return None
+        return self._need_of([t.spec for t in templates], dra)
 
     def _find_need(self, pod: Any, dra: DraObjects, named: Collection
                    ) -> tuple[DeviceNeed, list[tuple[str, str, Any]]] | None:
@@ -152,17 +148,24 @@ class DeviceColumns:
             claims = pod_claims(pod, dra)
         except ClaimLookupError:
             return None
-        group, total = None, 0
         for _, _, claim in claims:
             if claim.allocation is not None or claim.reserved_for or claim.owner is None \
                     or claim.owner[2] != pod.uid or (claim.namespace, claim.name) in named:
                 return None
-            shape = self._shape(claim.spec)
+        need = self._need_of([claim.spec for _, _, claim in claims], dra)
+        return None if need is None else (need, claims)
+
+    def _need_of(self, specs: Sequence[ClaimSpec], dra: DraObjects) -> DeviceNeed | None:
+        """What claims of these specs take together, when the loop can count it: exact
+        counts of one group (see the module)."""
+        group, total = None, 0
+        for spec in specs:
+            shape = self._shape(spec)
             if shape is None or (group is not None and shape[0] != group):
                 return None
             group, total = shape[0], total + shape[1]
         column = self._column(group, dra) if group is not None else None
-        return None if column is None else (DeviceNeed(column, total), claims)
+        return None if column is None else DeviceNeed(column, total)
 
     def _shape(self, spec: ClaimSpec) -> tuple | None:
         """(group, device count) of a claim whose requests are exact counts of one class and
@@ -359,15 +362,18 @@ class DeviceColumns:
                     return free
         return None
 
-    def bind(self, cache: ClaimCache, pod: Any, row: int) -> None:
-        """``Reserve`` and ``PreBind`` for a pod the loop placed on node row ``row`` (its
-        claims made): the claims allocated there and written to ``cache``."""
-        found = self.allocations(pod, row, cache.current)
-        if found is None:
+    def bound_claims(self, pod: Any, claims: Sequence[Any], row: int, dra: DraObjects
+                     ) -> list[Any]:
+        """The versions Reserve and PreBind write of ``claims``, the claims the resourceclaim
+        controller made for ``pod`` (not in ``dra`` yet), where the loop placed the pod on
+        node row ``row``: allocated there as the allocator would, reserved for the pod."""
+        need = self._need_of([c.spec for c in claims], dra)
+        free = None if need is None else self._free(need.column, row, need.need,
+                                                    self._in_use(dra), ())
+        if free is None:
             raise AssertionError(f"the compiled loop placed {pod.key} on "
                                  f"{self.nodes[row].name} without its free devices")
-        claims, allocations = found
-        cache.write(reserved_claims(pod, [c for _, _, c in claims], allocations))
+        return reserved_claims(pod, claims, self._results(claims, dra.classes, free))
 
     def reserve(self, cache: ClaimCache, placed: Sequence[tuple[Any, int, DeviceNeed]]) -> None:
         """``Reserve`` for pods the loop placed, in order: (pod, node row, need) each; the

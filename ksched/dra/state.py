@@ -11,8 +11,9 @@ sees the devices taken.
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -261,6 +262,7 @@ class ClaimCache:
         #: Whether a claim the API lacked was assumed (``current`` then stays apart: the
         #: claims' order could differ from the API's).
         self._apart = False
+        self._deferred = False  # (:meth:`deferred`)
 
     def attach(self, assumer: Any) -> None:
         """Show the assumed claims in ``assumer``'s state from now on."""
@@ -305,8 +307,19 @@ class ClaimCache:
             self._assumed.difference_update((c.namespace, c.name) for c in found)
             self._set(self.current.updated(found))
 
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Writes in the block show in the attached Assumer's state once, at its end (no
+        one reads that state meanwhile)."""
+        self._deferred = True
+        try:
+            yield
+        finally:
+            self._deferred = False
+            self._set(self.current)
+
     def _set(self, dra: DraObjects) -> None:
         self.current = dra
         assumer = self._assumer() if self._assumer is not None else None
-        if assumer is not None:
+        if assumer is not None and not self._deferred and dra_objects(assumer.state) is not dra:
             assumer.state = with_dra(assumer.state, dra)
