@@ -292,9 +292,6 @@ class FusedLoop:
         caller runs Reserve for each one the loop places."""
         return self.tables.binds[c]
 
-    def attaches(self, c: int) -> bool:  # volumes or devices, against per-node limits
-        return self.tables.attach[c] is not None or c in self.tables.device_classes.needs
-
     def _eligible(self, pod: Pod, state: ClusterState) -> bool:
         """Whether the loop models the pod's counted filters and scores (the node-static
         plugins take it, :meth:`_admitted`): no resource claims; pod affinity needs its
