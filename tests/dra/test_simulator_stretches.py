@@ -70,22 +70,14 @@ def test_stretches_with_claims_leave_what_one_event_at_a_time_leaves(timeline):
     assert got == expected
 
 
-def test_the_steady_state_churn_runs_in_stretches(monkeypatch):
+def test_the_steady_state_churn_runs_in_stretches(stretches):
     """scheduler_perf's steady state: each pod is deleted as it is bound. After the first
     pod (its class compiled by its own cycle) the loop takes every arrival and finish, and
     no generated claim is left."""
-    steps = []
-    commit = Simulator._commit_stretch
-
-    def counted(self, stretch, *args):
-        steps.append(len(stretch))
-        return commit(self, stretch, *args)
-
-    monkeypatch.setattr(Simulator, "_commit_stretch", counted)
     cluster, events = steady_state_workload(20, 400, devices=4)
     expected, got = _both(cluster, events)
     assert got == expected
-    assert sum(steps) == 2 * 399
+    assert sum(map(len, stretches)) == 2 * 399
     assert [d.outcome for d in got["decisions"]] == ["bound", "finished"] * 400
     assert len(got["claims"]) == 40 and all(c[0] == "init" for c in got["claims"])
 
