@@ -31,6 +31,7 @@ from ksched.api.records import (
     PodAffinity,
     Toleration,
     intern_containers,
+    interned,
 )
 from ksched.api.resource_validation import (
     container_resource_name_errors,
@@ -233,7 +234,7 @@ def _resource_claims(r: ManifestReader, value: Any, path: str
                          for msg in _v.is_dns1123_subdomain(text)])
         names.append(name)
         sources.append((name, claim, template))
-    return tuple(names), tuple(sources)
+    return interned(tuple(names)), interned(tuple(sources))
 
 
 def _claim_statuses(r: ManifestReader, value: Any, path: str) -> tuple[tuple[str, str], ...]:

@@ -359,18 +359,24 @@ _NAME, _NODE_NAME, _START_TIME, _NOMINATED_NODE_NAME = (
 _copy_pod = assembler(Pod, _POD_FIELDS)
 
 
-#: Container lists seen lately: pods of one controller share one (so do caches keyed by it).
-_INTERNED: dict[tuple[Container, ...], tuple[Container, ...]] = {}
+#: Container lists and other tuples of pod fields seen lately: pods of one controller share
+#: one (so do caches keyed by it, or by its identity).
+_INTERNED: dict[tuple, tuple] = {}
+
+
+def interned(value: tuple) -> tuple:
+    """An equal tuple (of a pod field) seen before, else this one (remembered)."""
+    found = _INTERNED.get(value)
+    if found is None:
+        if len(_INTERNED) >= 4096:
+            _INTERNED.clear()
+        found = _INTERNED[value] = value
+    return found
 
 
 def intern_containers(containers: tuple[Container, ...]) -> tuple[Container, ...]:
     """An equal container list seen before, else this one (remembered)."""
-    found = _INTERNED.get(containers)
-    if found is None:
-        if len(_INTERNED) >= 4096:
-            _INTERNED.clear()
-        found = _INTERNED[containers] = containers
-    return found
+    return interned(containers)
 
 
 def _default_host_ports(pod: Pod) -> None:
