@@ -123,38 +123,45 @@ class ArrivalRuns:
         placed: dict[str, int] = {}
         last, inf = -math.inf, math.inf  # (events due now: a run's first, or finishes pushed since)
         while len(steps) < limit:
-            t = min(timeline[0][0] if timeline else inf, held[0][0] if held else inf,
-                    local[0][0] if local else inf)
+            t0 = timeline[0][0] if timeline else inf
+            t1 = held[0][0] if held else inf
+            t2 = local[0][0] if local else inf
+            t = min(t0, t1, t2)
             if t == inf or (until is not None and t > until):
                 break
             if t <= last:  # only the finishes of pods placed at ``last`` that run 0 s
-                if t < last or (timeline and timeline[0][0] == t) or (held and held[0][0] == t):
+                if t < last or t0 == t or t1 == t:
                     break
                 while local and local[0][0] == t:
                     _, j, key = heapq.heappop(local)
                     steps.append(_Step(t, key, steps[j].c, None, None, -1 - j, None))
                 continue
-            if not self._time(fast, t, steps, local, placed, limit):
-                break
+            heap = timeline if t == t0 else held if t == t1 else local
+            if (t0 == t) + (t1 == t) + (t2 == t) > 1 or _shared(t, heap):
+                if not self._time(fast, t, steps, local, placed, limit):
+                    break
+            else:  # one event at ``t`` (the usual case)
+                step = self._timeline_step(fast, heap[0], placed) if heap is timeline \
+                    else self._heap_step(fast, heap, heap[0], steps, local, placed)
+                if step is None:
+                    break
+                heapq.heappop(heap)
+                if step.pod is not None:  # (:meth:`_take`, inline)
+                    placed[step.key] = len(steps)
+                    if step.duration is not None:
+                        heapq.heappush(local, (t + step.duration, len(steps), step.key))
+                steps.append(step)
             last = t
         return steps
 
     def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
               limit: int) -> bool:
-        """Append to ``steps`` the events due at ``t`` (see :meth:`_stretch`) and return
-        ``True``; or leave them where they are and return ``False`` where the stretch cannot
-        take one of them, or they would pass ``limit``. Pods created at one time are popped
-        by priority (PrioritySort; a custom sort: one at a time), then as they came."""
-        timeline, held = self._timeline, self._held_finishes
-        due = [h for h in (timeline, held, local) if h and h[0][0] == t]
-        if len(due) == 1 and not _shared(t, due[0]):  # one event (the usual case)
-            heap = due[0]
-            step = self._heap_step(fast, heap, heap[0], steps, local, placed)
-            if step is None:
-                return False
-            heapq.heappop(heap)
-            self._take(step, steps, local, placed)
-            return True
+        """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
+        and return ``True``; or leave them where they are and return ``False`` where the
+        stretch cannot take one of them, or they would pass ``limit``. Pods created at one
+        time are popped by priority (PrioritySort; a custom sort: one at a time), then as
+        they came."""
+        due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
         finishes: list[tuple[tuple[int, int], _Step]] = []
         creates: list[tuple[int, _Step]] = []
         taken: list[tuple[list, tuple]] = []  # (heap, entry), to put back
@@ -301,8 +308,7 @@ class ArrivalRuns:
         times = [s.time for s in steps]
         signs = np.array([1 if s.pod is not None else -1 for s in steps], dtype=np.int64)
         requested = self._usage.replay(times, footprints * signs[:, None])
-        self._stretch_samples(times, self._sampled_after(steps, cut), requested,
-                              running + np.cumsum(signs))
+        self._stretch_samples(steps, cut, requested, running + np.cumsum(signs))
         self.queue.passed_through(times[-1], int((signs > 0).sum()))
         self.now = times[-1]
 
@@ -313,6 +319,8 @@ class ArrivalRuns:
         that leaves as it is bound (the next step) leaves nothing behind, so its claims are
         neither made nor allocated. Returns the pods that stay as the controller leaves
         them, by key."""
+        if not self._lane_loop[1].tables.device_classes.needs:
+            return {}  # no class of the loop counts devices: no pod here has claims
         cache, made, skip, columns = self.assumer.claim_cache, {}, False, None
         with cache.deferred():
             for j, step in enumerate(steps):
@@ -333,28 +341,28 @@ class ArrivalRuns:
         return made
 
     @staticmethod
-    def _sampled_after(steps: list[_Step], cut: float | None) -> list[bool]:
-        """Whether the Simulator samples after each step: once the queue is empty again,
+    def _sampled_after(steps: list[_Step], k: int, cut: float | None) -> bool:
+        """Whether the Simulator samples after step ``k``: once the queue is empty again,
         after the events of a time and the pods created then (not the finishes of those that
         run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
-        def late(k: int) -> bool:  # the finish of a pod placed at its time
-            s = steps[k]
+        def late(i: int) -> bool:  # the finish of a pod placed at its time
+            s = steps[i]
             return s.pod is None and s.where < 0 and steps[-1 - s.where].time == s.time
 
-        n = len(steps)
-        return [steps[k].time != cut and (k + 1 == n or steps[k + 1].time != steps[k].time
-                                          or (late(k + 1) and not late(k)))
-                for k in range(n)]
+        t = steps[k].time
+        return t != cut and (k + 1 == len(steps) or steps[k + 1].time != t
+                             or (late(k + 1) and not late(k)))
 
-    def _stretch_samples(self, times: list[float], sampled: list[bool], requested: np.ndarray,
+    def _stretch_samples(self, steps: list[_Step], cut: float | None, requested: np.ndarray,
                          running: np.ndarray) -> None:
-        """The samples due at the steps' times (``sampled``: whether the Simulator samples
-        after each step, ``requested``: the totals after each step, ``running``: the pods
-        bound then), as :meth:`Simulator._sample` takes them (an empty queue)."""
+        """The samples due at the steps' times (``cut``: see :meth:`_sampled_after`,
+        ``requested``: the totals after each step, ``running``: the pods bound then), as
+        :meth:`Simulator._sample` takes them (an empty queue)."""
         due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable
         lengths = self.queue.lengths()  # idle all along
-        for k, t in enumerate(times):
-            if t < due or not sampled[k]:
+        for k, step in enumerate(steps):
+            t = step.time
+            if t < due or not self._sampled_after(steps, k, cut):
                 continue
             totals = dict(zip(names, zip(alloc.tolist(), requested[k].tolist())))
             self._samples.append(Sample.take(t, lengths, totals, int(running[k])))
