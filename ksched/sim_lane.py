@@ -4,13 +4,14 @@ While no pod is pending, in flight, waiting at Permit or nominated, kube-schedul
 the same for each pod created: activeQ takes it, pops it at once, and its cycle places it and
 binds it; later the pod finishes and leaves its node. Where the compiled loop's placement is
 the pod's whole cycle (:meth:`Driver.plain_class <ksched.driver.Driver.plain_class>`: one
-profile, no Permit, no volumes, no pods counted; devices only from claims the resourceclaim
-controller makes from templates, counted by the loop), a stretch of such arrivals and finishes
-goes through the loop as one run of pods and removals (``schedule_loop``'s ``remove_node``), up
-to ``until`` or anything else on the timeline. The decisions, the samples, the utilisation, the
-cache's pods in their per-node order, the claims and the queue's counters are then what the
-Simulator one event at a time leaves; the finishes of the pods still running are held until
-due, then join the timeline as the Simulator pushed them.
+profile, no Permit, no volume claims, no pods counted; devices only from claims the
+resourceclaim controller makes from templates, counted by the loop), a stretch of such
+arrivals and finishes goes through the loop as one run of pods and removals
+(``schedule_loop``'s ``remove_node``), up to ``until`` or anything else on the timeline. The
+decisions, the samples, the utilisation, the cache's pods in their per-node order, the claims
+and the queue's counters are then what the Simulator one event at a time leaves; the finishes
+of the pods still running are held until due, then join the timeline as the Simulator pushed
+them.
 
 The events at one virtual time go in the Simulator's order: the finishes, then the pods
 created, as the queue pops them (by priority), then the finishes of those that run 0 s. A pod
