@@ -33,6 +33,7 @@ from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
+from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
@@ -134,24 +135,19 @@ class ArrivalRuns:
                 if t < last or t0 == t or t1 == t:
                     break
                 while local and local[0][0] == t:
-                    _, j, key = heapq.heappop(local)
-                    steps.append(_Step(t, key, steps[j].c, None, None, -1 - j, None))
+                    steps.append(self._heap_step(fast, local, heapq.heappop(local), steps,
+                                                 local, placed))
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or _shared(t, heap):
                 if not self._time(fast, t, steps, local, placed, limit):
                     break
             else:  # one event at ``t`` (the usual case)
-                step = self._timeline_step(fast, heap[0], placed) if heap is timeline \
-                    else self._heap_step(fast, heap, heap[0], steps, local, placed)
+                step = self._heap_step(fast, heap, heap[0], steps, local, placed)
                 if step is None:
                     break
                 heapq.heappop(heap)
-                if step.pod is not None:  # (:meth:`_take`, inline)
-                    placed[step.key] = len(steps)
-                    if step.duration is not None:
-                        heapq.heappush(local, (t + step.duration, len(steps), step.key))
-                steps.append(step)
+                self._take(step, steps, local, placed)
             last = t
         return steps
 
@@ -186,7 +182,8 @@ class ArrivalRuns:
                 heapq.heappush(heap, entry)
             return False
         finishes.sort(key=lambda f: f[0])
-        creates.sort(key=lambda c: (-(c[1].pod.priority or 0), c[0]))
+        creates.sort(key=lambda c: (priority_sort_key(QueuedPodInfo(pod=c[1].pod, timestamp=t)),
+                                    c[0]))  # then as the queue took them
         for _, step in finishes + creates:
             self._take(step, steps, local, placed)
         return True
