@@ -98,3 +98,26 @@ def test_claims_of_pods_still_running_are_allocated_in_order():
     assert held == {f"p{i}": f"gpu-{i}" for i in range(4)}
     assert got["pending"] == ["default/p4"]  # its claim made, not allocated
     assert len(got["claims"]) == 5
+
+
+def test_pods_of_missing_templates_or_classes_are_left_to_the_queue():
+    """A template that does not exist (PreEnqueue holds the pod) or names a device class that
+    does not exist (PreFilter rejects it) keeps the pod out of a stretch; the pods around it
+    still run there, and the outcome is one event at a time's."""
+    objects = [device_class("gpu", f'device.driver == "{DRIVER}"'), template("one", 1),
+               {**template("ghost", 1), "spec": {"spec": {"devices": {"requests": [
+                   exact("gpu", "no-such-class")]}}}},
+               node("n0"), resource_slice("s0", DRIVER, "n0", [gpu("g0"), gpu("g1")],
+                                          node_name="n0")]
+    cluster = cluster_from_objects(read_objects(objects))
+    names = ["one", "nope", "one", "ghost", "one", "one"]
+    pods = read_objects([pod(f"p{i}", {"g": f"template:{name}"})
+                         for i, name in enumerate(names)]).pods
+    events = [Event(float(i), "create", pod=p, duration=0.0) for i, p in enumerate(pods)]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    outcomes = {d.pod: d.outcome for d in got["decisions"]}
+    assert outcomes == {"default/p0": "finished", "default/p2": "finished",
+                        "default/p3": "unschedulable", "default/p4": "finished",
+                        "default/p5": "finished"}
+    assert sorted(got["pending"]) == ["default/p1", "default/p3"]
