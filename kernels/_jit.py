@@ -2,6 +2,9 @@
 
 ``cache=True`` keeps compiled code on disk between processes; ``fastmath`` stays off because
 scores must match Go bit for bit; ``error_model="numpy"`` keeps divisions free of Python checks.
+A kernel only other kernels call is compiled without the entry points numba otherwise adds
+for Python and C callers (``jit(inner=True)``, :class:`InnerKernel`): they unbox or box every
+argument, tuples of arrays included, and made up a fifth of a cold start's compile.
 
 The compiled code goes to a per-user cache directory, never next to the sources: numba's
 default writes ``__pycache__/*.nbi`` files into site-packages, which fails on a read-only
@@ -27,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core.registry import CPUDispatcher
 
 from . import compile_clock  # noqa: F401 - times every compile from the first kernel on
 
-_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
 
 def cache_dir() -> Path:
@@ -141,9 +145,33 @@ def _caching_in_our_folder() -> Iterator[None]:
         numba.config.CACHE_DIR = chosen
 
 
-def jit(func: Callable | None = None, **options: Any) -> Any:
-    """``numba.njit`` with ksched's options (``@jit`` or ``@jit(inline="always")``)."""
+class InnerKernel(CPUDispatcher):
+    """A kernel compiled for other kernels to call, with no entry point for Python. Called from
+    Python (its tests do), it runs a copy compiled with one, which is not cached: the cache
+    holds the kernel's own code, which has none."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.python_copy(*args, **kwargs)
+
+    @functools.cached_property
+    def python_copy(self) -> Any:
+        """The kernel compiled with an entry point for Python, uncached."""
+        options = {key: value for key, value in self.targetoptions.items()
+                   if key not in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper")}
+        return numba.njit(self.py_func, **options)
+
+
+def jit(func: Callable | None = None, *, inner: bool = False, **options: Any) -> Any:
+    """``numba.njit`` with ksched's options (``@jit`` or ``@jit(inline="always")``);
+    ``inner``: only other kernels call it (an :class:`InnerKernel`)."""
     if func is None:
-        return functools.partial(jit, **options)
+        return functools.partial(jit, inner=inner, **options)
+    options = {**_OPTIONS, **options}
     with _caching_in_our_folder():
-        return numba.njit(func, **{**_OPTIONS, **options})
+        if not inner or numba.config.DISABLE_JIT:
+            return numba.njit(func, **options)
+        options.pop("cache")
+        kernel = InnerKernel(py_func=func, targetoptions={
+            "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True, **options})
+        kernel.enable_caching()
+        return kernel

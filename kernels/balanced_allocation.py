@@ -9,7 +9,7 @@ import numpy as np
 from ._jit import jit
 
 
-@jit
+@jit(inner=True)
 def balanced_allocation_score(allocatable, requested, node, columns, pod_request, fractions):
     """One node's score (see :func:`balanced_allocation_scores`); ``fractions`` is scratch."""
     n = 0

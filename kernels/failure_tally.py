@@ -26,7 +26,7 @@ KEPT_KEYS = 1 << 21
 FITS = np.iinfo(np.int64).min
 
 
-@jit
+@jit(inner=True)
 def new_kept(num_classes, num_nodes, sid_offset, records):
     """The kept tallies of one loop call: (row per class (-1: none), keys int64[R, N] per
     row and node, the pod each row was last brought up to, the rows' tallies (keys and
@@ -57,11 +57,12 @@ def _node_key(node, sids, first_sid, sid_late, fit_enabled, allocatable, request
     return sid if sid >= 0 else FITS
 
 
-@jit(_nrt=False)
-def _count_key(key, step, keys, counts, size, max_codes):
-    """Add ``step`` to ``key``'s count in the tally ``keys[:size]``/``counts``, dropping a
-    key whose count reaches 0; returns the new size, -1 when a new fit code would make more
-    than ``max_codes`` of them."""
+@jit(_nrt=False, inner=True)
+def _count_key(key, step, keys, counts, size):
+    """Add ``step`` (int64, not a literal: numba compiles a callee once per literal) to
+    ``key``'s count in the tally ``keys[:size]``/``counts``, dropping a key whose count reaches
+    0; returns the new size, -1 when a new fit code would make more than
+    :data:`MAX_TALLY_CODES` of them."""
     at = 0
     while at < size and keys[at] != key:
         at += 1
@@ -70,7 +71,7 @@ def _count_key(key, step, keys, counts, size, max_codes):
             codes = 0
             for k in range(size):
                 codes += keys[k] < 0
-            if codes == max_codes:
+            if codes == MAX_TALLY_CODES:
                 return -1
         keys[at], counts[at] = key, 0
         size += 1
@@ -81,7 +82,7 @@ def _count_key(key, step, keys, counts, size, max_codes):
     return size
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _sort_tally(keys, counts, size):
     """The tally in its record order: node-static ids ascending, then fit codes ascending."""
     for i in range(1, size):
@@ -101,14 +102,14 @@ def _after(a, b):
     return a > b if a >= 0 else a < b
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _fresh(c, walk_order, key_args, keys, counts, node_keys, keep):
     """Every node's key, counted into ``keys``/``counts`` (and kept in ``node_keys`` with
     ``keep``); returns the tally's size, -1 where the class fits a node or has too many fit
     codes."""
     sids, first_sid, sid_late, fit_enabled, allocatable, requested, pods_col, request_row, \
         checked, count_only = key_args
-    size, last, last_at = 0, FITS, -1
+    size, last, last_at = np.int64(0), FITS, -1
     for i in range(walk_order.shape[0]):
         node = walk_order[i]
         key = _node_key(node, sids, first_sid, sid_late, fit_enabled, allocatable, requested,
@@ -120,7 +121,7 @@ def _fresh(c, walk_order, key_args, keys, counts, node_keys, keep):
         if key == last:  # most nodes have the key of the node before
             counts[last_at] += 1
             continue
-        size = _count_key(key, 1, keys, counts, size, MAX_TALLY_CODES)
+        size = _count_key(key, np.int64(1), keys, counts, size)
         if size < 0:
             return -1
         last, last_at = key, 0
@@ -129,7 +130,7 @@ def _fresh(c, walk_order, key_args, keys, counts, node_keys, keep):
     return size
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _since(r, p, key_args, kept, out_node):
     """Row ``r``'s tally brought up to pod ``p``: the keys of the nodes placed on since it
     was last; returns its size, -1 as :func:`_fresh` does."""
@@ -148,15 +149,15 @@ def _since(r, p, key_args, kept, out_node):
             continue
         if key == FITS:
             return -1
-        size = _count_key(old, -1, keys, counts, size, MAX_TALLY_CODES)
-        size = _count_key(key, 1, keys, counts, size, MAX_TALLY_CODES)
+        size = _count_key(old, np.int64(-1), keys, counts, size)
+        size = _count_key(key, np.int64(1), keys, counts, size)
         if size < 0:
             return -1
         node_keys[node] = key
     return size
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_col, request,
                   fit_check_indptr, fit_check_cols, count_only, diag):
     """The diagnosis of pod ``p`` of class ``c``, which fits on no node, as a tally of the
@@ -195,12 +196,12 @@ def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_co
             sizes[r] = _since(r, p, key_args, kept, out_node)
         if sizes[r] < 0:
             sizes[r] = _fresh(c, walk_order, key_args, kept[3][r], kept[4][r], kept[1][r],
-                              True)
+                              np.bool_(True))
         kept[2][r] = p
         size, keys, counts = kept[5][r], kept[3][r], kept[4][r]
     else:
         keys, counts = kept[7][0], kept[7][1]
-        size = _fresh(c, walk_order, key_args, keys, counts, keys, False)
+        size = _fresh(c, walk_order, key_args, keys, counts, keys, np.bool_(False))
     if size < 0 or e + size > rec_keys.shape[0]:
         return False
     for k in range(size):

@@ -19,7 +19,7 @@ AFFINITY, ANTI_AFFINITY, EXISTING_ANTI_AFFINITY = 1, 2, 3
 MAX_SCORE = 100
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _in_domain(node, terms, labels, rows):
     """Whether some term's row counts a pod in the node's domain of the term's key."""
     for e in range(terms.shape[0]):
@@ -30,7 +30,7 @@ def _in_domain(node, terms, labels, rows):
     return False
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def pod_affinity_code(node, affinity, anti, existing, first_of_group, labels, rows):
     """``Filter`` on one node: 0 when it passes; ``AFFINITY`` when a required affinity term's
     key is missing, or some term's domain holds no matching pod and the pod is not the first

@@ -31,7 +31,7 @@ EXPECTED = {_ARRAY_AFTER: "after array element", _OBJECT_FIRST: "looking for beg
 _ITEMS = np.frombuffer(b'"items"', dtype=np.uint8)
 
 
-@jit
+@jit(inner=True)
 def _is_items_key(buf, start, end, items):
     if end - start != len(items):
         return False

@@ -43,7 +43,7 @@ def fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_on
                     0, True, request_row, False, requested, False) == 0
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def attach_ok(node, c, attach):
     """NodeVolumeLimits' Filter on one node for a pod of class ``c`` whose volumes are
     attached nowhere yet (:func:`exceeds_limit`); ``attach``: (attach_group, attach_limits,
@@ -55,7 +55,7 @@ def attach_ok(node, c, attach):
     return not exceeds_limit(node, attach_limits, attached, attach_adds[c, group])
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col, request_row,
              fit_cols, count_only, port_count, c, attach_c, attach):
     """The node-local filters on one node: the node-static verdict, host ports, resource fit
@@ -70,7 +70,7 @@ def local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col
     return ok
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def node_score(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
                shape_y, weights, fractions, fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip,
                static_score):
@@ -88,7 +88,7 @@ def node_score(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
     return score + static_score[node]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
             weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
             ba_skip, static_score, cached_version, cached_score):
@@ -109,7 +109,7 @@ def norm_varies_for(c, norm_varies, norm_weight):
     return False
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def known_failure(p, c, start, n_all, num_nodes, fail_epoch, state, out_node, out_walk, diag):
     """Whether pod ``p`` of class ``c`` fails as its class last did, nothing having been placed
     since: then it is recorded so, without a walk, with its class's latest failure record of
@@ -134,7 +134,7 @@ def record_walk(out_walk, p, evaluated, feasible, top, ties):
     out_walk[p, WALK_TIES] = ties
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def unplace(p, c, node, out_node, placement):
     """``NodeInfo.RemovePod``: a pod of class ``c`` leaves ``node`` (run entry ``p``, whose
     ``out_node`` becomes the node): what :func:`place` added there taken off, for a class
@@ -157,7 +157,7 @@ def unplace(p, c, node, out_node, placement):
     node_version[node] += 1
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def place(p, chosen, c, out_node, state, placement):
     """``assume``: pod ``p`` of class ``c`` onto node ``chosen``, everything it adds counted
     there. ``placement``: (request, requested, pods column, nonzero, nonzero_add,

@@ -20,7 +20,7 @@ from ._jit import jit
  OP_FIELD_NOT_IN) = range(8)
 
 
-@jit
+@jit(inner=True)
 def _requirement_matches(labels, label_ints, label_int_ok, node, op, key, values, bound):
     if op == OP_FIELD_IN or op == OP_FIELD_NOT_IN:
         found = False
@@ -46,7 +46,7 @@ def _requirement_matches(labels, label_ints, label_int_ok, node, op, key, values
     return found if op == OP_IN else not found
 
 
-@jit
+@jit(inner=True)
 def _term_matches(labels, label_ints, label_int_ok, node, term, term_indptr, req_ops, req_keys,
                   value_indptr, values, req_ints):
     for r in range(term_indptr[term], term_indptr[term + 1]):

@@ -105,7 +105,7 @@ def fit_codes(allocatable, requested, nodes, pod_request, checked, pods_column, 
     return out
 
 
-@jit
+@jit(inner=True)
 def _broken_linear(shape_x, shape_y, p):
     """``helper.BuildBrokenLinearFunction`` evaluated at ``p``."""
     for k in range(shape_x.shape[0]):
@@ -119,7 +119,7 @@ def _broken_linear(shape_x, shape_y, p):
     return shape_y[shape_y.shape[0] - 1]
 
 
-@jit
+@jit(inner=True)
 def resource_allocation_score(strategy, allocatable, requested, nonzero, node, columns, sources,
                               pod_request, weights, shape_x, shape_y):
     """One node's score (see :func:`resource_allocation_scores`)."""

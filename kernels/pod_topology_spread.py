@@ -53,7 +53,7 @@ def spread_minimums(entries, counter_domain_indptr, counter_domains, counter_cou
     return out
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def spread_minimum(entry, counter_domain_indptr, counter_domains, counter_counts):
     """``minMatchNum`` of one hard constraint (see :func:`spread_minimums`)."""
     k = entry[0]

@@ -428,10 +428,10 @@ def _make_walk(counts_domains: bool) -> Any:
                 count += 1
         return count, n_all
 
-    return jit(_nrt=False)(walk)
+    return jit(_nrt=False, inner=True)(walk)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _first_at_or_after(positions, value):
     """The first index of ascending ``positions`` whose entry is at least ``value`` (its
     length when none is)."""
@@ -450,7 +450,7 @@ _walk_local = _make_walk(False)
 _walk_counting = _make_walk(True)
 
 
-@jit
+@jit(inner=True)
 def _normalized_scores(feasible, c, norm_raw, norm_row, norm_reverse, norm_weight, out, raw):
     """The weighted, normalised node-static scores of the feasible nodes, into ``out``
     (``raw``: scratch room, as long).

@@ -96,7 +96,7 @@ def heap_depth(index):
     return depth
 
 
-@jit
+@jit(inner=True)
 def select_top(totals, tie_mode, draws, state):
     """``selectHost``: (the position in ``totals`` (int64[n], n >= 1) of the chosen node among
     those with the top total, how many have it). Round-robin and random take the

@@ -32,7 +32,7 @@ NONE = np.int64(-(2**62))
 SEGMENTS = 130
 
 
-@jit
+@jit(inner=True)
 def tree_width(num_walk):
     """``L``: the leaf count, a power of two, at least ``num_walk`` (and 1)."""
     width = 1
@@ -41,7 +41,7 @@ def tree_width(num_walk):
     return width
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _combine(count, best, ties, slot):
     """Slot ``slot`` from its two children."""
     left, right = 2 * slot, 2 * slot + 1
@@ -54,7 +54,7 @@ def _combine(count, best, ties, slot):
         best[slot], ties[slot] = best[left], ties[left] + ties[right]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def set_leaf(count, best, ties, position, feasible, score):
     """Leaf ``position`` becomes (``feasible``, ``score``); its ancestors follow."""
     width = count.shape[0] // 2
@@ -69,7 +69,7 @@ def set_leaf(count, best, ties, position, feasible, score):
         slot //= 2
 
 
-@jit
+@jit(inner=True)
 def build(count, best, ties, feasible, score):
     """Fill a tree from its leaves (``feasible`` bool[n], ``score`` int64[n], n <= L)."""
     width = count.shape[0] // 2
@@ -102,7 +102,7 @@ def _count_at_impl(count, allowed, slot):
     return in_domains
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def count_before(count, allowed, end):
     """How many leaves in ``[0, end)`` are feasible."""
     width = count.shape[-1] // 2
@@ -120,7 +120,7 @@ def count_before(count, allowed, end):
     return total
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def kth_feasible(count, allowed, k):
     """The leaf of the ``k``-th feasible node (1-based, at most the feasible count)."""
     width = count.shape[-1] // 2
@@ -135,7 +135,7 @@ def kth_feasible(count, allowed, k):
     return slot - width
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _kth_after(count, allowed, before, k):
     """The leaf of the ``k``-th feasible node walking circularly from a leaf with ``before``
     feasible leaves before it."""
@@ -145,7 +145,7 @@ def _kth_after(count, allowed, before, k):
     return kth_feasible(count, allowed, k - after)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def kth_from(count, allowed, start, k):
     """The leaf of the ``k``-th feasible node walking circularly from leaf ``start``."""
     return _kth_after(count, allowed, count_before(count, allowed, start), k)
@@ -177,7 +177,7 @@ def _fold_impl(best, ties, allowed, slot, top, top_ties):
     return in_domains
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _top_in(best, ties, allowed, lo, hi, top, top_ties):
     """Fold the top score and its tie count over leaves ``[lo, hi)`` into (top, top_ties)."""
     width = best.shape[-1] // 2
@@ -215,7 +215,7 @@ def _matches_impl(best, ties, allowed, slot, top):
     return in_domains
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _nth_top_in(best, ties, allowed, lo, hi, top, nth, segments):
     """The leaf of the ``nth`` (0-based) node scoring ``top`` in ``[lo, hi)``, in leaf order,
     or -1 with ``nth`` reduced by the matches there: returns (leaf, nth). ``segments`` is
@@ -253,7 +253,7 @@ def _nth_top_in(best, ties, allowed, lo, hi, top, nth, segments):
     return -1, nth
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mode, draws,
                    state, segments):
     """The walk and ``selectHost`` of one pod from leaf ``start`` (``nextStartNodeIndex``
@@ -295,7 +295,7 @@ def select_in_tree(count, best, ties, allowed, num_walk, start, to_find, tie_mod
     return leaf, processed, found, top, top_ties
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _heap_top_in(count, best, ties, allowed, start, last, before, found, top, segments):
     """The leaf of the window (leaves ``start`` to ``last`` circularly, ``found`` feasible,
     ``before`` feasible leaves before ``start``) that v1.35's score heap puts on top among
@@ -323,7 +323,7 @@ def _heap_top_in(count, best, ties, allowed, start, last, before, found, top, se
     return leaf
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _first_top_from(count, best, ties, allowed, start, last, before, rank, top, segments):
     """The first leaf scoring ``top`` in the window (see :func:`_heap_top_in`) at feasible
     position ``rank`` or later, and its position: (leaf, position), (-1, -1) when none."""

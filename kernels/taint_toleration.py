@@ -13,7 +13,7 @@ from ._jit import jit
 NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = 0, 1, 2
 
 
-@jit
+@jit(inner=True)
 def _tolerated(key, value, effect, tol_keys, tol_exists, tol_values, tol_effects):
     """``ToleratesTaint`` by any of the tolerations."""
     for t in range(tol_keys.shape[0]):

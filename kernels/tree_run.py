@@ -55,7 +55,7 @@ MAX_DOMAINS = 16
 LEAF_COST = 28
 
 
-@jit
+@jit(inner=True)
 def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, domains,
                  soft_indptr, ipa_affinity_indptr, ipa_anti_indptr, ipa_anti, ipa_existing_indptr,
                  ipa_existing, ipa_score_indptr, weights, norm_varies, norm_weight, node_unique,
@@ -101,7 +101,7 @@ def tree_classes(pods, num_nodes, to_find, use_tree, has_subset, spread_indptr, 
     return slot
 
 
-@jit
+@jit(inner=True)
 def class_pods(begin, pod_class, num_classes):
     """Per class, int64[C, 2]: how many of ``pod_class[begin:]`` belong to it, and the mean
     distance from one of them to the next (0 for one pod)."""
@@ -134,7 +134,7 @@ def _candidate(pods, num_nodes, to_find, use_tree):
         and gap * LEAF_COST < window
 
 
-@jit
+@jit(inner=True)
 def spread_domains(pods, num_nodes, to_find, use_tree, spread_indptr, spread_entries,
                    counter_column, labels):
     """Per candidate class (:func:`_candidate`) with exactly one hard spread constraint, the
@@ -179,7 +179,7 @@ def _node_local_terms(terms, node_unique, ipa_rows, updated):
     return True
 
 
-@jit
+@jit(inner=True)
 def new_trees(tree_slot, domains, values, walk_order):
     """The ``trees`` group for :func:`tree_run` (empty arrays when no class has a tree):
     (tree_slot, domains, synced: per class the pod its trees were last brought up to (-1:
@@ -210,7 +210,7 @@ def new_trees(tree_slot, domains, values, walk_order):
             np.empty(MAX_DOMAINS, dtype=np.bool_))
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _domain_column(c, spreading):
     """The label column of class ``c``'s hard spread constraint (-1: none)."""
     spread_indptr, spread_entries, counter_column = spreading[0], spreading[1], spreading[2]
@@ -219,7 +219,7 @@ def _domain_column(c, spreading):
     return counter_column[spread_entries[spread_indptr[c], 0]]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _domain_of(value, values):
     """Where label ``value`` is in ``values`` (-1: not there)."""
     for d in range(values.shape[0]):
@@ -323,7 +323,7 @@ def _make_tree_run(domain_trees: bool) -> Any:
             p += 1
         return p, False
 
-    return jit(_nrt=False)(tree_run)
+    return jit(_nrt=False, inner=True)(tree_run)
 
 
 #: :func:`tree_run` for loops whose classes count no pods per domain (one tree per class),
@@ -348,7 +348,8 @@ def _allowed(c, values, allowed, spreading):
         allowed[d] = counter_counts[entry[0], values[d]] + entry[2] - minimum <= entry[1]
 
 
-@jit(_nrt=False)  # not inlined: each inlined copy is typed anew (a second of cold start)
+# Not inlined: each inlined copy is typed anew (a second of cold start).
+@jit(_nrt=False, inner=True)
 def _leaf(node, c, leaf_score, position, local, scoring):
     """Whether ``node`` passes class ``c``'s node-local filters but anti-affinity
     (:func:`_anti_ok`) and, when it does, its score into ``leaf_score[position]`` (computed
@@ -372,7 +373,7 @@ def _leaf(node, c, leaf_score, position, local, scoring):
     return True
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _fill_leaves(c, leaf_of, leaf_ok, leaf_score, local, scoring):
     """Every node's leaf (:func:`_leaf`) of class ``c``, at ``leaf_of[node]``. Nodes are taken
     in row order, and a node whose inputs equal those of the last node computed
@@ -388,7 +389,7 @@ def _fill_leaves(c, leaf_of, leaf_ok, leaf_score, local, scoring):
         leaf_ok[at], leaf_score[at] = known_ok, known_score
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inner=True)
 def _same_inputs(node, other, c, local, scoring):
     """Whether :func:`_leaf` reads the same on ``node`` as on ``other`` for class ``c``: the
     same static verdict and score, resource rows and host-port verdict (a class counting

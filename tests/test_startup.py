@@ -204,3 +204,24 @@ def test_the_cache_follows_every_kernel_source() -> None:
     assert {p.resolve() for p in (ROOT / "kernels").glob("*.py")} <= sources
     assert (ROOT / "ksched" / "constants.py").resolve() in sources
     assert re.fullmatch(r"[0-9a-f]{16}", _jit.sources_digest())
+
+
+def test_kernels_for_kernels_answer_python_too() -> None:
+    """The loop's helpers are compiled for other kernels only, without numba's entry points
+    for Python and C callers (they unbox every argument, tuples of arrays included: a fifth
+    of a cold start's compile). Called from Python, as their own tests do, they run a copy
+    compiled with an entry point, kept out of the cache, whose results are the kernel's."""
+    import numpy as np
+
+    from ksched.kernels import _jit, failure_tally, loop_steps, selection_tree, tree_run
+
+    for kernel in (failure_tally.tally_failure, loop_steps.place, selection_tree.select_in_tree,
+                   selection_tree.tree_width, tree_run.tree_classes):
+        assert isinstance(kernel, _jit.InnerKernel), kernel
+        assert kernel.targetoptions["no_cpython_wrapper"], kernel
+    assert [selection_tree.tree_width(n) for n in (1, 5, 64)] == [1, 8, 64]
+    assert not isinstance(selection_tree.tree_width.python_copy, _jit.InnerKernel)
+    count, best, ties = (np.zeros(16, np.int64) for _ in range(3))
+    feasible, score = np.array([True, False, True]), np.array([5, 9, 7], np.int64)
+    selection_tree.build(count, best, ties, feasible, score)
+    assert (count[1], best[1], ties[1]) == (2, 7, 1)
