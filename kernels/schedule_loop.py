@@ -369,7 +369,7 @@ _LOOPS = (_make_loop(False), _make_loop(True))
 
 #: The loop's parameters in order (a caller passing them all by position skips the folding of
 #: ~100 keywords at each call).
-PARAMETERS = tuple(inspect.signature(_LOOPS[0].py_func).parameters)
+PARAMETERS = tuple(inspect.signature(getattr(_LOOPS[0], "py_func", _LOOPS[0])).parameters)
 
 
 def schedule_loop(*args: Any, full: bool = True, **kwargs: Any) -> int:
