@@ -2,9 +2,10 @@
 
 ``cache=True`` keeps compiled code on disk between processes; ``fastmath`` stays off because
 scores must match Go bit for bit; ``error_model="numpy"`` keeps divisions free of Python checks.
-A kernel only other kernels call is compiled without the entry points numba otherwise adds
-for Python and C callers (``jit(inner=True)``, :class:`InnerKernel`): they unbox or box every
-argument, tuples of arrays included, and made up a fifth of a cold start's compile.
+No kernel gets the entry point numba adds for C callers (``no_cfunc_wrapper``: nothing takes
+a kernel's address), and a kernel only other kernels call gets none for Python either
+(``jit(inner=True)``, :class:`InnerKernel`): those entry points unbox or box every argument,
+tuples of arrays included, and made up a fifth of a cold start's compile.
 
 The compiled code goes to a per-user cache directory, never next to the sources: numba's
 default writes ``__pycache__/*.nbi`` files into site-packages, which fails on a read-only
@@ -157,7 +158,7 @@ class InnerKernel(CPUDispatcher):
     def python_copy(self) -> Any:
         """The kernel compiled with an entry point for Python, uncached."""
         options = {key: value for key, value in self.targetoptions.items()
-                   if key not in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper")}
+                   if key not in ("nopython", "no_cpython_wrapper")}
         return numba.njit(self.py_func, **options)
 
 
@@ -172,6 +173,6 @@ def jit(func: Callable | None = None, *, inner: bool = False, **options: Any) ->
             return numba.njit(func, **options)
         options.pop("cache")
         kernel = InnerKernel(py_func=func, targetoptions={
-            "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True, **options})
+            "nopython": True, "no_cpython_wrapper": True, **options})
         kernel.enable_caching()
         return kernel
