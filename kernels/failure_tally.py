@@ -196,7 +196,7 @@ def tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_co
             sizes[r] = _since(r, p, key_args, kept, out_node)
         if sizes[r] < 0:
             sizes[r] = _fresh(c, walk_order, key_args, kept[3][r], kept[4][r], kept[1][r],
-                              np.bool_(True))
+                              np.bool_(True))  # not a literal: one compile for both calls
         kept[2][r] = p
         size, keys, counts = kept[5][r], kept[3][r], kept[4][r]
     else:
