@@ -30,7 +30,6 @@ from ksched.api.records import (
     Pod,
     PodAffinity,
     Toleration,
-    intern_containers,
     interned,
 )
 from ksched.api.resource_validation import (
@@ -346,7 +345,7 @@ def _containers(r: ManifestReader, value: Any, path: str, taken: set[str] | None
                 limits=ResourceList({n: amount for n, (amount, _) in limits.items()}),
             )
         out.append(container)
-    return intern_containers(tuple(out))
+    return interned(tuple(out))
 
 
 #: Containers read lately, by what their manifests state.

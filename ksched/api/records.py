@@ -374,18 +374,13 @@ def interned(value: tuple) -> tuple:
     return found
 
 
-def intern_containers(containers: tuple[Container, ...]) -> tuple[Container, ...]:
-    """An equal container list seen before, else this one (remembered)."""
-    return interned(containers)
-
-
 def _default_host_ports(pod: Pod) -> None:
     """``defaultHostNetworkPorts``: with host networking every container port (of app and
     init containers) without a host port is exposed on its container port."""
     for field in ("containers", "init_containers"):
         containers = getattr(pod, field)
         if any(p.host_port == 0 for c in containers for p in c.ports):
-            object.__setattr__(pod, field, intern_containers(tuple(
+            object.__setattr__(pod, field, interned(tuple(
                 attrs.evolve(c, ports=tuple(
                     attrs.evolve(p, host_port=p.container_port) if p.host_port == 0 else p
                     for p in c.ports)) if c.ports else c
