@@ -66,6 +66,7 @@ from .loop_steps import (
     fits,
     known_failure,
     local_ok,
+    node_score,
     norm_varies_for,
     place,
     unplace,
@@ -270,6 +271,7 @@ def _make_loop(full: bool) -> Any:
             minimum = spread_minimums(entries, counter_domain_indptr, counter_domains,
                                       counter_counts) if full else no_minimum
             reused, varies = False, norm_varies_for(c, norm_varies, norm_weight)
+            scored = False  # whether the walk left the feasible nodes' scores in ``totals``
             if c == last_class and last_position >= 0:
                 node = feasible[last_position]
                 if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
@@ -293,22 +295,26 @@ def _make_loop(full: bool) -> Any:
                 count, processed = 0, n_all
             elif not reused:
                 to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
-                if full:
+                positions = walk_pos[walk_indptr[c]:walk_indptr[c + 1]]
+                # With node-local filters only, verdicts and scores come from the class's cache.
+                scored = not full or (entries.shape[0] == 0 and not pod_affinity)
+                if scored:
+                    count, processed = _scan_local(
+                        walk, start, to_find, listed, positions, feasible, totals, c, ok_row,
+                        checks, fit_enabled, allocatable, requested, pods_col, request_row,
+                        fit_cols_c, count_only_c, port_count, attach_c, attach, nonzero,
+                        fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
+                        node_version, fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
+                        ba_req_row, ba_skip_c, static_c, version_row, score_row)
+                elif full:  # a closure constant: the plain variant leaves this out
                     count, processed = _walk_counting(
                         walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
                         requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
                         feasible, entries, minimum, labels, counter_column, counter_counts,
                         pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
-                        attach_c, attach, listed, walk_pos[walk_indptr[c]:walk_indptr[c + 1]])
-                else:
-                    count, processed = _walk_local(
-                        walk, start, to_find, ok_row, checks, fit_enabled, allocatable,
-                        requested, pods_col, request_row, fit_cols_c, count_only_c, port_count,
-                        feasible, entries, minimum, labels, counter_column, counter_counts,
-                        pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
-                        attach_c, attach, listed, walk_pos[walk_indptr[c]:walk_indptr[c + 1]])
+                        attach_c, attach, listed, positions)
             if count > 1 and not reused:
-                for j in range(count):
+                for j in range(0 if scored else count):
                     node = feasible[j]
                     if version_row[node] != node_version[node]:  # checked here: calls cost
                         rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
@@ -383,52 +389,48 @@ def loop_for(full: bool) -> Any:
     return _LOOPS[bool(full)]
 
 
-def _make_walk(counts_domains: bool) -> Any:
-    """:func:`walk` compiled with or without the checks that read counts per topology domain
-    (spreading, pod affinity): a closure constant, so numba leaves out the code it disables."""
-
-    def walk(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-              request_row, fit_cols, count_only, port_count, out_feasible, entries, minimum, labels,
-              counter_column, counter_counts, pod_affinity, affinity, anti, existing,
-              first_of_group, ipa_rows, c, attach_c, attach, listed, positions):
-        """``findNodesThatPassFilters`` as a sequential scan from ``start``: returns (feasible
-        count, nodes processed). The scan stops at the first feasible node beyond ``to_find``.
-        With ``listed`` it visits only the walk positions ``positions`` (ascending): the
-        others fail whatever is placed (:func:`~ksched.class_tables.ClassTables` lists them),
-        and the nodes processed are counted from the positions."""
-        n_all = walk.shape[0]
-        m = positions.shape[0] if listed else n_all
-        begin = start % n_all if n_all > 0 else 0
-        k = _first_at_or_after(positions, begin) if listed else begin
-        count = 0
-        for _ in range(m):
-            if k == m:
-                k = 0
-            at = positions[k] if listed else k
-            k += 1
-            node = walk[at]
-            # :func:`local_ok`, written out: a call per node costs more than its checks.
-            ok = ok_row[node]
-            if ok and checks.shape[0] > 0:
-                ok = not ports_conflict(port_count, node, checks)
-            if ok and fit_enabled:
-                ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
-            if ok and attach_c:
-                ok = attach_ok(node, c, attach)
-            if counts_domains and ok and entries.shape[0] > 0:
-                ok = spread_filter_code(node, entries, minimum, labels, counter_column,
-                                        counter_counts) == 0
-            if counts_domains and ok and pod_affinity:
-                ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
-                                       ipa_rows) == 0
-            if ok:
-                if count == to_find:  # the nodes before this one were processed
-                    return count, (at - begin + n_all) % n_all
-                out_feasible[count] = node
-                count += 1
-        return count, n_all
-
-    return jit(_nrt=False, inner=True)(walk)
+@jit(_nrt=False, inner=True)
+def _walk_counting(walk, start, to_find, ok_row, checks, fit_enabled, allocatable, requested,
+                   pods_col, request_row, fit_cols, count_only, port_count, out_feasible, entries,
+                   minimum, labels, counter_column, counter_counts, pod_affinity, affinity, anti,
+                   existing, first_of_group, ipa_rows, c, attach_c, attach, listed, positions):
+    """``findNodesThatPassFilters`` as a sequential scan from ``start``, for a class whose
+    filters read counts per topology domain (spreading, pod affinity): returns (feasible
+    count, nodes processed). The scan stops at the first feasible node beyond ``to_find``.
+    With ``listed`` it visits only the walk positions ``positions`` (ascending): the others
+    fail whatever is placed (:func:`~ksched.class_tables.ClassTables` lists them), and the
+    nodes processed are counted from the positions."""
+    n_all = walk.shape[0]
+    m = positions.shape[0] if listed else n_all
+    begin = start % n_all if n_all > 0 else 0
+    k = _first_at_or_after(positions, begin) if listed else begin
+    count = 0
+    for _ in range(m):
+        if k == m:
+            k = 0
+        at = positions[k] if listed else k
+        k += 1
+        node = walk[at]
+        # :func:`local_ok`, written out: a call per node costs more than its checks.
+        ok = ok_row[node]
+        if ok and checks.shape[0] > 0:
+            ok = not ports_conflict(port_count, node, checks)
+        if ok and fit_enabled:
+            ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
+        if ok and attach_c:
+            ok = attach_ok(node, c, attach)
+        if ok and entries.shape[0] > 0:
+            ok = spread_filter_code(node, entries, minimum, labels, counter_column,
+                                    counter_counts) == 0
+        if ok and pod_affinity:
+            ok = pod_affinity_code(node, affinity, anti, existing, first_of_group, labels,
+                                   ipa_rows) == 0
+        if ok:
+            if count == to_find:  # the nodes before this one were processed
+                return count, (at - begin + n_all) % n_all
+            out_feasible[count] = node
+            count += 1
+    return count, n_all
 
 
 @jit(_nrt=False, inner=True)
@@ -445,9 +447,50 @@ def _first_at_or_after(positions, value):
     return lo
 
 
-#: The walk without and with the checks that read counts per domain.
-_walk_local = _make_walk(False)
-_walk_counting = _make_walk(True)
+#: A cached score that says the node fails the class's node-local filters.
+FAILS = np.iinfo(np.int64).min
+
+
+@jit(_nrt=False, inner=True)
+def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_totals, c, ok_row,
+                checks, fit_enabled, allocatable, requested, pods_col, request_row, fit_cols,
+                count_only, port_count, attach_c, attach, nonzero, fit_strategy, fit_weights,
+                shape_x, shape_y, weights, fractions, node_version, fit_cols_row, fit_src_row,
+                fit_req_row, ba_cols_row, ba_req_row, ba_skip_c, static_c, version_row,
+                score_row):
+    """The window walk of a class whose filters are all node-local, with each node's verdict
+    and score read from the class's cache (``score_row``, :data:`FAILS` where it fails),
+    refreshed where the node's version moved: returns (feasible count, nodes processed), the
+    feasible nodes and their scores in ``out_feasible`` / ``out_totals``."""
+    n_all = walk.shape[0]
+    m = positions.shape[0] if listed else n_all
+    begin = start % n_all if n_all > 0 else 0
+    k = _first_at_or_after(positions, begin) if listed else begin
+    count = 0
+    for _ in range(m):
+        if k == m:
+            k = 0
+        at = positions[k] if listed else k
+        k += 1
+        node = walk[at]
+        if version_row[node] != node_version[node]:
+            if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                        request_row, fit_cols, count_only, port_count, c, attach_c, attach):
+                score_row[node] = node_score(node, allocatable, requested, nonzero, fit_strategy,
+                                             fit_weights, shape_x, shape_y, weights, fractions,
+                                             fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
+                                             ba_req_row, ba_skip_c, static_c)
+            else:
+                score_row[node] = FAILS
+            version_row[node] = node_version[node]
+        score = score_row[node]
+        if score != FAILS:
+            if count == to_find:
+                return count, (at - begin + n_all) % n_all
+            out_feasible[count] = node
+            out_totals[count] = score
+            count += 1
+    return count, n_all
 
 
 @jit(inner=True)
