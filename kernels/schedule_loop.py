@@ -400,16 +400,10 @@ def _walk_counting(walk, start, to_find, ok_row, checks, fit_enabled, allocatabl
     With ``listed`` it visits only the walk positions ``positions`` (ascending): the others
     fail whatever is placed (:func:`~ksched.class_tables.ClassTables` lists them), and the
     nodes processed are counted from the positions."""
-    n_all = walk.shape[0]
-    m = positions.shape[0] if listed else n_all
-    begin = start % n_all if n_all > 0 else 0
-    k = _first_at_or_after(positions, begin) if listed else begin
+    n_all, m, begin, k = _window_start(walk, start, listed, positions)
     count = 0
     for _ in range(m):
-        if k == m:
-            k = 0
-        at = positions[k] if listed else k
-        k += 1
+        at, k = _window_step(k, m, listed, positions)
         node = walk[at]
         # :func:`local_ok`, written out: a call per node costs more than its checks.
         ok = ok_row[node]
@@ -431,6 +425,26 @@ def _walk_counting(walk, start, to_find, ok_row, checks, fit_enabled, allocatabl
             out_feasible[count] = node
             count += 1
     return count, n_all
+
+
+@jit(inline="always")
+def _window_start(walk, start, listed, positions):
+    """Where a walk from ``start`` begins: (nodes in the walk, positions it visits, the
+    start's walk position, the index of the first position visited). With ``listed`` it
+    visits only the walk positions ``positions`` (ascending)."""
+    n_all = walk.shape[0]
+    begin = start % n_all if n_all > 0 else 0
+    if listed:
+        return n_all, positions.shape[0], begin, _first_at_or_after(positions, begin)
+    return n_all, n_all, begin, begin
+
+
+@jit(inline="always")
+def _window_step(k, m, listed, positions):
+    """The walk position of visit ``k`` (of ``m``, wrapping round), and the next visit's."""
+    if k == m:
+        k = 0
+    return (positions[k] if listed else k), k + 1
 
 
 @jit(_nrt=False, inner=True)
@@ -462,16 +476,10 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
     and score read from the class's cache (``score_row``, :data:`FAILS` where it fails),
     refreshed where the node's version moved: returns (feasible count, nodes processed), the
     feasible nodes and their scores in ``out_feasible`` / ``out_totals``."""
-    n_all = walk.shape[0]
-    m = positions.shape[0] if listed else n_all
-    begin = start % n_all if n_all > 0 else 0
-    k = _first_at_or_after(positions, begin) if listed else begin
+    n_all, m, begin, k = _window_start(walk, start, listed, positions)
     count = 0
     for _ in range(m):
-        if k == m:
-            k = 0
-        at = positions[k] if listed else k
-        k += 1
+        at, k = _window_step(k, m, listed, positions)
         node = walk[at]
         if version_row[node] != node_version[node]:
             if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
