@@ -124,9 +124,10 @@ def _make_loop(full: bool) -> Any:
         state : int64[5] counters (``*_AT``), updated in place.
         fail_epoch : int64[C], the placement count when each class last failed (-1: never).
         node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
-            int64[C, N] holds each class's weighted resource and static score of a node, valid
-            while ``cached_version`` equals the node's version (only the node that received the
-            last pod needs rescoring).
+            int64[C, N] holds each class's weighted resource and static score of a node (or,
+            for a class whose filters are all node-local, :data:`FAILS` where it fails them),
+            valid while ``cached_version`` equals the node's version (only the node that
+            received the last pod needs rescoring).
         labels : int32[N, K] label value ids. Topology spreading
             (:mod:`ksched.kernels.pod_topology_spread`): a class's hard constraints are
             ``spread_entries[spread_indptr[c]:spread_indptr[c + 1]]``, its soft ones
