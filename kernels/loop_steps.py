@@ -60,6 +60,15 @@ def local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col
              fit_cols, count_only, port_count, c, attach_c, attach):
     """The node-local filters on one node: the node-static verdict, host ports, resource fit
     and attach limits (a placement changes them on its node only)."""
+    return local_checks(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                        request_row, fit_cols, count_only, port_count, c, attach_c, attach)
+
+
+@jit(inline="always")
+def local_checks(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                 request_row, fit_cols, count_only, port_count, c, attach_c, attach):
+    """:func:`local_ok` written into its caller (a walk's loop, where a call per node costs
+    more than the checks)."""
     ok = ok_row[node]
     if ok and checks.shape[0] > 0:
         ok = not ports_conflict(port_count, node, checks)

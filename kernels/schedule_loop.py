@@ -62,9 +62,8 @@ from .loop_steps import (
     W_FIT,
     W_POD_AFFINITY,
     W_SPREAD,
-    attach_ok,
-    fits,
     known_failure,
+    local_checks,
     local_ok,
     node_score,
     norm_varies_for,
@@ -73,7 +72,6 @@ from .loop_steps import (
     record_walk,
     rescore,
 )
-from .node_ports import ports_conflict
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
 from .select import num_feasible_nodes_to_find, select_top
@@ -406,14 +404,8 @@ def _walk_counting(walk, start, to_find, ok_row, checks, fit_enabled, allocatabl
     for _ in range(m):
         at, k = _window_step(k, m, listed, positions)
         node = walk[at]
-        # :func:`local_ok`, written out: a call per node costs more than its checks.
-        ok = ok_row[node]
-        if ok and checks.shape[0] > 0:
-            ok = not ports_conflict(port_count, node, checks)
-        if ok and fit_enabled:
-            ok = fits(allocatable, requested, node, pods_col, request_row, fit_cols, count_only)
-        if ok and attach_c:
-            ok = attach_ok(node, c, attach)
+        ok = local_checks(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                          request_row, fit_cols, count_only, port_count, c, attach_c, attach)
         if ok and entries.shape[0] > 0:
             ok = spread_filter_code(node, entries, minimum, labels, counter_column,
                                     counter_counts) == 0
