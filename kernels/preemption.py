@@ -395,11 +395,13 @@ def fit_code_with(node, allocatable, requested, pods_column, pod_request, checke
 def failing_walk(order, static_first, static_ids, static_resolvable, fit_position,
                  allocatable, requested, pods_column, pod_request, checked, count_only,
                  missing, nominated, nominated_extra, cached, node_stamp, nominated_stamp,
-                 cache_stamp, cache_code, out_static_counts, out_codes, out_code_counts,
-                 out_potential):
-    """``findNodesThatPassFilters`` over every node in tree ``order``, judged as
+                 cache_stamp, cache_code, base_static_counts, out_static_counts, out_codes,
+                 out_code_counts, out_potential):
+    """``findNodesThatPassFilters`` over the nodes in tree ``order``, judged as
     :func:`walk_filters` does, for a pod expected to fit nowhere; with the diagnosis it
-    leaves: per node-static status id the nodes failing with it (``out_static_counts``), the
+    leaves: per node-static status id the nodes failing with it (``out_static_counts``,
+    counted from ``base_static_counts``: those of the nodes ``order`` leaves out, see
+    :func:`static_split`), the
     distinct fit codes met (``out_codes``, with ``out_code_counts``), and the nodes whose
     status is Unschedulable, not UnschedulableAndUnresolvable (``nodesWherePreemptionMightHelp``,
     ``out_potential`` in tree order; ``static_resolvable`` tells the static statuses apart).
@@ -413,7 +415,7 @@ def failing_walk(order, static_first, static_ids, static_resolvable, fit_positio
     is schedulable after all); (-2, -2) when a node where preemption might help also fails a
     node-static filter, or more fit codes than ``out_codes`` holds are met (the caller then
     takes the general path)."""
-    out_static_counts[:] = 0
+    out_static_counts[:] = base_static_counts
     delta = np.zeros(allocatable.shape[1], dtype=np.int64)
     distinct = 0
     potential = 0
@@ -450,6 +452,22 @@ def failing_walk(order, static_first, static_ids, static_resolvable, fit_positio
             out_potential[potential] = node
             potential += 1
     return distinct, potential
+
+
+def static_split(order, static_first, static_ids, static_resolvable, fit_position,
+                 num_static):
+    """The nodes of tree ``order`` whose verdict for a class can change, and the
+    node-static status counts of the others (each failing a node-static filter that runs
+    before NodeResourcesFit, at ``fit_position``, or with none running), for
+    :func:`failing_walk`: (int64 nodes, int64[num_static] counts). Where preemption might
+    help on a node left out (its status is resolvable), every node and zero counts: the walk
+    then meets it in order, as upstream would."""
+    first = static_first[order]
+    fixed = (first >= 0) & ((fit_position < 0) | (first < fit_position))
+    ids = static_ids[order[fixed]]
+    if static_resolvable[ids].any():
+        return order, np.zeros(num_static, dtype=np.int64)
+    return order[~fixed], np.bincount(ids, minlength=num_static).astype(np.int64)
 
 
 @jit

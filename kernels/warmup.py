@@ -98,7 +98,8 @@ def _warm_preemption(preemption) -> None:
     preemption.failing_walk(order, np.full(1, -1, i64), nodes, flag, 0, fixed, matrix, 3,
                             one.repeat(4), cols, False, i64(0), flag, extra, True, one, one,
                             np.full(1, -1, i64), np.zeros(1, i64), np.zeros(1, i64),
-                            np.zeros(4, i64), np.zeros(4, i64), np.zeros(1, i64))
+                            np.zeros(1, i64), np.zeros(4, i64), np.zeros(4, i64),
+                            np.zeros(1, i64))
     preemption.group_codes(one)
     preemption.nominated_fit_failures(nodes, flag, flag, fixed, matrix, extra, one.repeat(4),
                                       cols, 3, False, i64(0), nodes.copy(), nodes.copy())

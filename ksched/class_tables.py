@@ -22,7 +22,7 @@ from ksched.state import ClusterState
 
 __all__ = ["ClassTables", "MAX_WALK_LIST", "RequestTables", "node_unique", "request_tables"]
 
-#: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_arrays`).
+#: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_lists`).
 MAX_WALK_LIST = 1 << 23
 
 
@@ -30,57 +30,6 @@ def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
     indptr[1:] = np.cumsum([len(r) for r in rows])
     return indptr
-
-
-def _norm_arrays(per_class: list[list[np.ndarray | None]], k: int, n: int) -> dict[str, Any]:
-    """The normalised node-static scores that vary: ``norm_raw`` int64[R, N] their rows,
-    ``norm_row`` int64[C, K] each class's row per score (-1: 0 on every node, left out),
-    ``norm_varies`` bool[C, K] (``norm_row >= 0``)."""
-    rows = [raw for raws in per_class for raw in raws if raw is not None]
-    norm_row = np.full((len(per_class), k), -1, dtype=np.int64)
-    at = 0
-    for c, raws in enumerate(per_class):
-        for j, raw in enumerate(raws):
-            if raw is not None:
-                norm_row[c, j], at = at, at + 1
-    return dict(norm_raw=np.array(rows, dtype=np.int64).reshape(len(rows), n),
-                norm_row=norm_row, norm_varies=norm_row >= 0)
-
-
-def _static_arrays(per_class: list[np.ndarray | None], n: int) -> dict[str, Any]:
-    """The weighted sums of the node-static scores that need no normalisation:
-    ``static_score`` int64[R, N] (row 0: zeros, the row of every class whose sum is 0 on every
-    node) and ``static_row`` int64[C], each class's row."""
-    rows = [np.zeros(n, dtype=np.int64)]
-    static_row = np.zeros(len(per_class), dtype=np.int64)
-    for c, row in enumerate(per_class):
-        if row is not None:
-            static_row[c] = len(rows)
-            rows.append(row)
-    return dict(static_score=np.array(rows, dtype=np.int64).reshape(len(rows), n),
-                static_row=static_row)
-
-
-def _wording_arrays(per_class: list, n: int) -> dict[str, Any]:
-    """The classes whose failures the loop words
-    (:func:`ksched.kernels.failure_tally.tally_failure`): ``diag_row`` int64[C] each class's
-    row (-1: none) of ``static_sid`` int32[R, N], one row per distinct verdicts, whose
-    statuses begin at ``sid_offset`` int64[R + 1] in ``sid_late`` bool[S]."""
-    diag_row = np.full(len(per_class), -1, dtype=np.int64)
-    rows: dict[int, int] = {}
-    sids, late = [], []
-    for c, wording in enumerate(per_class):
-        if wording is not None:
-            if id(wording) not in rows:
-                rows[id(wording)] = len(sids)
-                sids.append(wording.sid)
-                late.append(wording.late)
-            diag_row[c] = rows[id(wording)]
-    return dict(diag_row=diag_row,
-                static_sid=np.array(sids, dtype=np.int32).reshape(len(sids), n),
-                sid_offset=_row_indptr(late),
-                sid_late=np.concatenate(late).astype(np.bool_) if late
-                else np.zeros(0, np.bool_))
 
 
 def node_unique(labels: np.ndarray) -> np.ndarray:
@@ -181,53 +130,6 @@ class ClassTables:
     #: (:class:`ksched.fused_loop.StaticStatuses`; ``None``: the framework words them).
     wording: list = attrs.field(factory=list)
 
-    def stacked(self, layout: ClusterState, normalized: int) -> dict[str, Any]:
-        """The tables stacked over the classes, for a state of ``layout``'s nodes and
-        resources and ``normalized`` normalised node-static scores."""
-        t = self
-
-        def csr(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-            return _row_indptr(parts), (np.concatenate(parts).astype(np.int64) if parts
-                                        else np.zeros(0, np.int64))
-
-        def stack(parts: list, width: int, dtype: Any) -> np.ndarray:
-            return np.array(parts, dtype=dtype).reshape(len(parts), width)
-
-        n, r = layout.num_nodes, len(layout.resource_names)
-        port_check_indptr, port_check = csr(t.port_check)
-        fit_check_indptr, fit_check_cols = csr(t.fit_check_cols)
-        port_add_indptr, port_add = csr(t.port_add)
-        subset_indptr, subset = csr(t.subset)
-        fit_width = len(t.fit_inputs[0][0]) if t.fit_inputs else 0
-        ba_width = len(t.ba_inputs[0][0]) if t.ba_inputs else 0
-        k = normalized
-        return dict(
-            spread_indptr=_row_indptr(t.spread),
-            spread_entries=np.array([e for entries in t.spread for e in entries],
-                                    dtype=np.int64).reshape(-1, 4),
-            soft_indptr=_row_indptr(t.soft_spread),
-            soft_entries=np.array([e for entries in t.soft_spread for e in entries],
-                                  dtype=np.int64).reshape(-1, 3),
-            require_all=np.array(t.require_all, dtype=np.bool_),
-            static_ok=stack(t.static_ok, n, np.bool_),
-            **_norm_arrays(t.norm_raw, k, n),
-            **_static_arrays(t.static_score, n),
-            request=stack(t.request, r, np.int64), fit_check_indptr=fit_check_indptr,
-            fit_check_cols=fit_check_cols, count_only=np.array(t.count_only, dtype=np.bool_),
-            nonzero_add=stack(t.nonzero_add, 2, np.int64),
-            port_check_indptr=port_check_indptr, port_check=port_check,
-            port_add_indptr=port_add_indptr, port_add=port_add,
-            subset_indptr=subset_indptr, subset=subset,
-            has_subset=np.array(t.has_subset, dtype=np.bool_),
-            fit_cols=stack([f[0] for f in t.fit_inputs], fit_width, np.int64),
-            fit_src=stack([f[1] for f in t.fit_inputs], fit_width, np.int64),
-            fit_req=stack([f[2] for f in t.fit_inputs], fit_width, np.int64),
-            ba_cols=stack([b[0] for b in t.ba_inputs], ba_width, np.int64),
-            ba_req=stack([b[2] for b in t.ba_inputs], ba_width, np.int64),
-            ba_skip=np.array(t.ba_skip, dtype=np.bool_),
-            **_wording_arrays(t.wording, n),
-        )
-
     #: The tables a class shares with a class whose pods differ only in their requests.
     SHARED = ("static_ok", "norm_raw", "static_score", "port_check", "port_add", "spread",
               "soft_spread", "require_all", "identity", "attach", "has_subset", "subset",
@@ -272,13 +174,14 @@ class ClassTables:
         self.ipa_score.append(entries.score)
         self.ipa_self_match.append(entries.self_match)
 
-    def walk_arrays(self, layout: ClusterState, fit_enabled: bool) -> dict[str, Any]:
-        """Per class, the walk positions of the nodes its window walk needs to visit
-        (``walk_listed`` bool[C], CSR ``walk_indptr`` / ``walk_pos``): those passing its
+    def walk_lists(self, layout: ClusterState, fit_enabled: bool, classes: range,
+                   total: int = 0) -> list[np.ndarray | None]:
+        """Per class of ``classes``, the walk positions (ascending) of the nodes its window
+        walk needs to visit, or ``None``: every node. Those are the nodes passing its
         node-static filters and, where NodeResourcesFit runs, whose allocatable holds the
         class's requests and a pod (elsewhere it fails whatever is placed). Listed only
         where that leaves out a quarter of the nodes or more, within :data:`MAX_WALK_LIST`
-        positions in all."""
+        positions in all (``total``: listed for the classes before)."""
         order, alloc = layout.tree_order, layout.allocatable
         n = len(order)
         pods_col = layout.resource_column(PODS)
@@ -290,24 +193,21 @@ class ClassTables:
             return columns_least[col]
 
         all_ok: dict[int, bool] = {}  # per static row (siblings share theirs)
-        none = np.zeros(0, np.int64)
-        parts, listed, total = [], np.zeros(len(self.static_ok), dtype=np.bool_), 0
-        for c, (ok_row, request, cols) in enumerate(zip(self.static_ok, self.request,
-                                                        self.fit_check_cols)):
-            checked = none if not fit_enabled or self.count_only[c] else cols
+        lists: list[np.ndarray | None] = []
+        for c in classes:
+            ok_row, request = self.static_ok[c], self.request[c]
+            checked = np.zeros(0, np.int64) if not fit_enabled or self.count_only[c] \
+                else self.fit_check_cols[c]
             fit_all = not fit_enabled or (least(pods_col) >= 1 and all(
                 least(col) >= request[col] for col in checked.tolist()))
             if fit_all and all_ok.setdefault(id(ok_row), bool(ok_row.all())):
-                parts.append(none)  # every node may fit: not listed
+                lists.append(None)  # every node may fit: not listed
                 continue
             positions, kept = walk_positions(order, ok_row, alloc, pods_col, request, checked,
                                              fit_enabled, min(3 * n // 4, MAX_WALK_LIST - total))
-            listed[c] = kept >= 0
+            lists.append(positions if kept >= 0 else None)
             total += len(positions)
-            parts.append(positions)
-        return dict(walk_listed=listed, walk_indptr=_row_indptr(parts),
-                    walk_pos=np.concatenate(parts).astype(np.int64) if parts
-                    else np.zeros(0, np.int64))
+        return lists
 
     def attach_arrays(self) -> dict[str, Any]:
         """The classes' attach counts (zeros for classes whose volumes are not counted), then

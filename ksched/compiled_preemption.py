@@ -123,16 +123,22 @@ class Failure:
 
 
 class _ClassWalk:
-    """One class's failing walk: its cache of fit codes (valid with one nominations index),
-    its output buffers, and the diagnoses worded so far."""
+    """One class's failing walk: the nodes it visits and the static counts of the others
+    (:func:`~ksched.kernels.preemption.static_split`), its cache of fit codes (valid with one
+    nominations index), its output buffers, and the diagnoses worded so far."""
 
-    __slots__ = ("index", "stamps", "codes", "static_counts", "potential", "diagnoses")
+    __slots__ = ("index", "order", "base_counts", "stamps", "codes", "static_counts",
+                 "potential", "diagnoses")
 
-    def __init__(self, index: NominatedPods, num_nodes: int, num_static: int) -> None:
+    def __init__(self, index: NominatedPods, plan: ClassPlan, state: ClusterState) -> None:
+        num_nodes, num_static = state.num_nodes, max(len(plan.static.table), 1)
         self.index = index
+        self.order, self.base_counts = kernels.static_split(
+            state.tree_order, plan.static.first, plan.static.ids, plan.static_resolvable,
+            plan.fit.position, num_static)
         self.stamps = np.full(num_nodes, -1, dtype=np.int64)
         self.codes = np.zeros(num_nodes, dtype=np.int64)
-        self.static_counts = np.zeros(max(num_static, 1), dtype=np.int64)
+        self.static_counts = np.zeros(num_static, dtype=np.int64)
         self.potential = np.empty(num_nodes, dtype=np.int64)
         self.diagnoses: dict[tuple[bytes, bytes, bytes], tuple[str, frozenset[str]]] = {}
 
@@ -158,6 +164,9 @@ class CompiledPreemption:
             for _, plugin in post)
         self._plans: dict[int, ClassPlan | None] = {}
         self._walks: dict[int, _ClassWalk] = {}
+        #: The failures of classes with no node where preemption might help (see
+        #: :meth:`_post_filter`).
+        self._nowhere: dict[tuple, Failure] = {}
         self._codes = np.empty(MAX_FIT_CODES, dtype=np.int64)
         self._code_counts = np.empty(MAX_FIT_CODES, dtype=np.int64)
 
@@ -215,16 +224,16 @@ class CompiledPreemption:
         mask, extra = index.relevant(pod)
         walk = self._walks.get(c)
         if walk is None or walk.index is not index:
-            walk = self._walks[c] = _ClassWalk(index, state.num_nodes, len(plan.static.table))
+            walk = self._walks[c] = _ClassWalk(index, plan, state)
         # The cached codes hold for the class's own priority: not where the pod's own
         # nomination or pods straddling its priority made the index sum nodes afresh.
         cached = extra is index.total
         distinct, found = kernels.failing_walk(
-            state.tree_order, plan.static.first, plan.static.ids, plan.static_resolvable,
+            walk.order, plan.static.first, plan.static.ids, plan.static_resolvable,
             plan.fit.position, state.allocatable, state.requested, state.resource_column(PODS),
             vector, checked, count_only, missing, mask, extra, cached, self.node_version,
-            index.stamp, walk.stamps, walk.codes, walk.static_counts, self._codes,
-            self._code_counts, walk.potential)
+            index.stamp, walk.stamps, walk.codes, walk.base_counts, walk.static_counts,
+            self._codes, self._code_counts, walk.potential)
         if distinct < 0:
             return None
         message, plugins = self._diagnosis(plan, walk, distinct)
@@ -254,7 +263,27 @@ class CompiledPreemption:
                      rng: np.random.Generator | None, potential: np.ndarray, message: str,
                      plugins: frozenset[str]) -> Failure:
         """``RunPostFilterPlugins`` (as :meth:`Framework.run_post_filter`): the first success
-        wins; otherwise every plugin's reasons follow the FitError message."""
+        wins; otherwise every plugin's reasons follow the FitError message. With no node
+        where preemption might help, the outcome is the class's for that message and the
+        pod's preemption policy (kept: a pod that fits nowhere is retried often)."""
+        key = None
+        if not len(potential):
+            key = (plan, message, plugins, getattr(pod, "preemption_policy", "") == "Never")
+            found = self._nowhere.get(key)
+            if found is not None:
+                return found
+        failure = self._run_post_filter(plan, pod, assumer, index, rng, potential, message,
+                                        plugins)
+        if key is not None:
+            if len(self._nowhere) >= 1024:
+                self._nowhere.clear()
+            self._nowhere[key] = failure
+        return failure
+
+    def _run_post_filter(self, plan: ClassPlan, pod: Pod, assumer: Assumer,
+                         index: NominatedPods, rng: np.random.Generator | None,
+                         potential: np.ndarray, message: str, plugins: frozenset[str]
+                         ) -> Failure:
         reasons: list[str] = []
         nominated = None
         for _, plugin in self.framework.points["postFilter"]:

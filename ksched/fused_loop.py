@@ -37,6 +37,7 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, PODS
+from ksched.class_stacks import StackedTables
 from ksched.class_tables import ClassTables, RequestTables
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
@@ -183,6 +184,8 @@ class FusedLoop:
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity, count_pods)
         self._arrays: dict[str, Any] | None = None
+        #: The classes' tables stacked so far, with their walk lists.
+        self._stacks = StackedTables(state, len(self.normalized), self.fit is not None)
         #: Per :meth:`arrays` ``(c)`` kept, the loop's arguments prepared (:meth:`_call`).
         self._calls: dict[int, LoopCall] = {}
         #: Select by a tree over the node walk where the loop can (``False``: walk every pod).
@@ -504,9 +507,8 @@ class FusedLoop:
         if found is None or (c < 0 and self._stacked != len(self.tables.static_ok)):
             t, layout = self.tables.one(c) if c >= 0 else self.tables, self.layout
             self._grow_rows(len(self.tables.static_ok))
-            found = {**t.stacked(layout, len(self.normalized)),
-                     **t.walk_arrays(layout, self.fit is not None),
-                     **t.counter_arrays(self.counts, layout),
+            stacked = self._stacks.update(t) if c < 0 else self._stacks.one(self.tables, c)
+            found = {**stacked, **t.counter_arrays(self.counts, layout),
                      **t.attach_arrays(),
                      **self.parameters, "node_unique": t.unique_columns(layout.labels)}
             if c < 0:

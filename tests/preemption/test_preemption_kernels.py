@@ -23,6 +23,7 @@ from ksched.kernels.preemption import (
     failing_walk,
     fit_code_with,
     pick_candidate,
+    static_split,
     walk_filters,
 )
 
@@ -106,16 +107,20 @@ def reference_failing_walk(order, static_first, static_ids, resolvable, allocata
     return (len(fit_counts), len(potential)), (static_counts, fit_counts, potential)
 
 
-def run_failing_walk(walk, cached, node_stamp, nominated_stamp, cache_stamp, cache_code):
+def run_failing_walk(walk, cached, node_stamp, nominated_stamp, cache_stamp, cache_code,
+                     split=False):
     order, static_first, static_ids, resolvable, allocatable, requested, nominated, extra, \
         request = walk
     n = len(order)
+    base = np.zeros(2, I64)
+    if split:  # only the nodes whose verdict may change, the others counted beforehand
+        order, base = static_split(order, static_first, static_ids, resolvable, 1, 2)
     static_counts, codes, counts = np.zeros(2, I64), np.zeros(8, I64), np.zeros(8, I64)
     potential = np.zeros(n, I64)
     result = failing_walk(order, static_first, static_ids, resolvable, 1, allocatable,
                           requested, 1, request, np.array([0], I64), False, I64(0), nominated,
                           extra, cached, node_stamp, nominated_stamp, cache_stamp, cache_code,
-                          static_counts, codes, counts, potential)
+                          base, static_counts, codes, counts, potential)
     if result[0] < 0:
         return tuple(result), None
     distinct, found = result
@@ -131,6 +136,7 @@ def test_failing_walk_tallies_walk_filters_verdicts_with_and_without_its_cache(w
     expected = reference_failing_walk(*walk)
     assert run_failing_walk(walk, False, *stamps) == expected
     assert run_failing_walk(walk, True, *stamps) == expected
+    assert run_failing_walk(walk, False, *stamps, split=True) == expected
     # Change some nodes' requests or nominations, bumping their stamps: the cache follows.
     requested, extra = walk[5], walk[7]
     for node in data.draw(st.lists(st.integers(0, n - 1), max_size=3)):
@@ -141,6 +147,7 @@ def test_failing_walk_tallies_walk_filters_verdicts_with_and_without_its_cache(w
             extra[node, 0] = data.draw(st.integers(0, 2))
             stamps[1][node] += 1
     assert run_failing_walk(walk, True, *stamps) == reference_failing_walk(*walk)
+    assert run_failing_walk(walk, True, *stamps, split=True) == reference_failing_walk(*walk)
 
 
 @SETTINGS
