@@ -400,9 +400,9 @@ def failing_walk(order, static_first, static_ids, static_resolvable, fit_positio
     """``findNodesThatPassFilters`` over the nodes in tree ``order``, judged as
     :func:`walk_filters` does, for a pod expected to fit nowhere; with the diagnosis it
     leaves: per node-static status id the nodes failing with it (``out_static_counts``,
-    counted from ``base_static_counts``: those of the nodes ``order`` leaves out, see
-    :func:`static_split`), the
-    distinct fit codes met (``out_codes``, with ``out_code_counts``), and the nodes whose
+    counted on from ``base_static_counts``, those of the nodes ``order`` leaves out: see
+    :func:`static_split`), the distinct fit codes met (``out_codes``, with
+    ``out_code_counts``), and the nodes whose
     status is Unschedulable, not UnschedulableAndUnresolvable (``nodesWherePreemptionMightHelp``,
     ``out_potential`` in tree order; ``static_resolvable`` tells the static statuses apart).
 

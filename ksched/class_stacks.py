@@ -85,7 +85,7 @@ class StackedTables:
 
     def __init__(self, layout: ClusterState, normalized: int, fit_enabled: bool) -> None:
         n = layout.num_nodes
-        self.n, self.k, self.count = n, normalized, 0
+        self.k, self.count = normalized, 0
         self.layout, self.fit_enabled = layout, fit_enabled
         self._grown: dict[str, GrowingRows] = {}
         self._lists = {entries: _Csr(width) for _, entries, _, width in _LISTS + _WALK}
@@ -95,10 +95,10 @@ class StackedTables:
         self._static_sid = GrowingRows((n,), np.int32)
         self._sid_late = _Csr(dtype=np.bool_)
         self._wording_rows: dict[int, int] = {}
+        #: The per-class rows copied as they are: their shapes and dtypes.
         self._shapes = {"static_ok": ((n,), np.bool_),
                         "request": ((len(layout.resource_names),), np.int64),
-                        "nonzero_add": ((2,), np.int64), "norm_row": ((normalized,), np.int64),
-                        "static_row": ((), np.int64), "diag_row": ((), np.int64)}
+                        "nonzero_add": ((2,), np.int64)}
         self._arrays: dict[str, Any] = {}
 
     def _grow(self, name: str, rows: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -116,8 +116,7 @@ class StackedTables:
         out = dict(self._arrays)
         for name, table, dtype in _SCALARS:
             out[name] = self._grow(name, [getattr(t, table)[c] for c in new], (), dtype)
-        for name in ("static_ok", "request", "nonzero_add"):
-            shape, dtype = self._shapes[name]
+        for name, (shape, dtype) in self._shapes.items():
             out[name] = self._grow(name, [getattr(t, name)[c] for c in new], shape, dtype)
         for indptr, entries, table, _ in _LISTS:
             out[indptr], out[entries] = self._lists[entries].extend(
