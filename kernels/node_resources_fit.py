@@ -69,7 +69,7 @@ def fit_code(allocatable, requested, node, pod_request, checked, pods_column, co
     return code
 
 
-@jit(inline="always")
+@jit(_nrt=False, inner=True)  # inlined, the arrays' reference counts cost 20 ns a call
 def count_code(code, last, last_k, distinct, codes, counts):
     """Counts the non-zero fit code ``code`` in a tally of the distinct codes met
     (``codes[:distinct]``, each with its count in ``counts``), for a diagnosis worded per code
