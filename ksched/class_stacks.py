@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ksched.class_tables import ClassTables
     from ksched.state import ClusterState
 
-__all__ = ["GrowingRows", "StackedTables"]
+__all__ = ["COUNTING", "GrowingRows", "StackedTables", "full_loop"]
 
 
 class GrowingRows:
@@ -66,14 +66,22 @@ class _Csr:
 
 #: The stacked per-class arrays of one value each: (name, table, dtype).
 _SCALARS = (("require_all", "require_all", np.bool_), ("count_only", "count_only", np.bool_),
-            ("has_subset", "has_subset", np.bool_), ("ba_skip", "ba_skip", np.bool_))
+            ("has_subset", "has_subset", np.bool_), ("ba_skip", "ba_skip", np.bool_),
+            ("ipa_self_match", "ipa_self_match", np.bool_))
 #: The compressed rows: (indptr name, entries name, table, entry shape).
 _LISTS = (("spread_indptr", "spread_entries", "spread", (4,)),
           ("soft_indptr", "soft_entries", "soft_spread", (3,)),
           ("fit_check_indptr", "fit_check_cols", "fit_check_cols", ()),
           ("port_check_indptr", "port_check", "port_check", ()),
           ("port_add_indptr", "port_add", "port_add", ()),
-          ("subset_indptr", "subset", "subset", ()))
+          ("subset_indptr", "subset", "subset", ()),
+          ("ipa_affinity_indptr", "ipa_affinity", "ipa_affinity", (2,)),
+          ("ipa_anti_indptr", "ipa_anti", "ipa_anti", (2,)),
+          ("ipa_existing_indptr", "ipa_existing", "ipa_existing", (2,)),
+          ("ipa_score_indptr", "ipa_score", "ipa_score", (2,)))
+#: The tables of a class whose cycle counts pods per topology domain (spreading, pod
+#: affinity) where one of its lists there is not empty.
+COUNTING = ("spread", "soft_spread", "ipa_affinity", "ipa_anti", "ipa_existing", "ipa_score")
 #: The walk lists (:meth:`~ksched.class_tables.ClassTables.walk_lists`; none: every node).
 _WALK = (("walk_indptr", "walk_pos", "walk_lists", ()),)
 
@@ -216,3 +224,12 @@ class StackedTables:
             self._static_sid.extend([wording.sid])
             self._sid_late.extend([wording.late])
         return row
+
+
+def full_loop(arrays: dict[str, Any]) -> bool:
+    """Whether some class of stacked ``arrays`` counts pods per topology domain
+    (:data:`COUNTING`) or normalises a node-static score that varies: the loop then runs
+    with that code compiled in."""
+    indptrs = {table: indptr for indptr, _, table, _ in _LISTS}
+    return bool(arrays["norm_varies"].any()) or any(
+        bool((np.diff(arrays[indptrs[table]]) > 0).any()) for table in COUNTING)

@@ -159,13 +159,6 @@ class ClassTables:
         return ClassTables(**{f.name: [getattr(self, f.name)[c]] if f.type == "list"
                               else f.default.factory() for f in attrs.fields(ClassTables)})
 
-    def unique_columns(self, labels: np.ndarray) -> np.ndarray:
-        """:func:`node_unique` of ``labels`` where a class has anti-affinity terms to read it
-        (else all false: the scan of every node's labels is left out)."""
-        if not any(len(a) or len(e) for a, e in zip(self.ipa_anti, self.ipa_existing)):
-            return np.zeros(labels.shape[1], dtype=np.bool_)
-        return node_unique(labels)
-
     def add_affinity(self, entries: Any) -> None:
         """A new class's inter-pod affinity rows (``DomainCounts.add_class``'s entries)."""
         self.ipa_affinity.append(entries.affinity)
@@ -230,17 +223,8 @@ class ClassTables:
                     attach_adds=adds, attach_any=attaches)
 
     def counter_arrays(self, counts: DomainCounts, layout: ClusterState) -> dict[str, Any]:
-        """The spread counters' and inter-pod affinity rows' arrays
-        (:mod:`ksched.domain_counts`)."""
-        t = self
-        flat = lambda lists: np.array([e for entries in lists for e in entries],  # noqa: E731
-                                      dtype=np.int64).reshape(-1, 2)
+        """The spread counters' arrays and what each placement adds to the inter-pod
+        affinity rows (:mod:`ksched.domain_counts`)."""
         update_indptr, updates = counts.update_arrays(layout)
-        return dict(
-            **counts.counter_arrays(t.identity, layout.num_nodes),
-            ipa_affinity_indptr=_row_indptr(t.ipa_affinity), ipa_affinity=flat(t.ipa_affinity),
-            ipa_anti_indptr=_row_indptr(t.ipa_anti), ipa_anti=flat(t.ipa_anti),
-            ipa_existing_indptr=_row_indptr(t.ipa_existing), ipa_existing=flat(t.ipa_existing),
-            ipa_score_indptr=_row_indptr(t.ipa_score), ipa_score=flat(t.ipa_score),
-            ipa_self_match=np.array(t.ipa_self_match, dtype=np.bool_),
-            ipa_update_indptr=update_indptr, ipa_updates=updates)
+        return dict(**counts.counter_arrays(self.identity, layout.num_nodes),
+                    ipa_update_indptr=update_indptr, ipa_updates=updates)

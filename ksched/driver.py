@@ -510,9 +510,7 @@ class Driver:
         departures cannot leave the loop's counters stale."""
         key = (id(fast), c)
         if key not in self._simple:
-            t = fast.tables
-            self._simple[key] = not (t.spread[c] or t.soft_spread[c] or t.ipa_affinity[c]
-                                     or t.ipa_anti[c] or t.ipa_existing[c] or t.ipa_score[c])
+            self._simple[key] = not fast.counts_pods(c)
         return self._simple[key]
 
 

@@ -37,8 +37,8 @@ import numpy as np
 
 from ksched.api import Pod
 from ksched.constants import MAX_NODE_SCORE, PODS
-from ksched.class_stacks import StackedTables
-from ksched.class_tables import ClassTables, RequestTables
+from ksched.class_stacks import COUNTING, StackedTables, full_loop
+from ksched.class_tables import ClassTables, RequestTables, node_unique
 from ksched.domain_counts import DomainCounts, SpreadCounter
 from ksched.errors import UnsupportedFeatureError
 from ksched.framework.capabilities import (
@@ -199,9 +199,7 @@ class FusedLoop:
     def counts_pods(self, c: int) -> bool:
         """Whether class ``c``'s cycle counts pods (spreading, pod affinity): departures then
         leave its counts stale."""
-        t = self.tables
-        return bool(t.spread[c] or t.soft_spread[c] or t.ipa_affinity[c] or t.ipa_anti[c]
-                    or t.ipa_existing[c] or t.ipa_score[c])
+        return any(len(getattr(self.tables, table)[c]) for table in COUNTING)
 
     def class_of(self, pod: Pod, state: ClusterState) -> int | None:
         """The pod's class index, compiling it on first sight; ``None``: use the framework.
@@ -508,9 +506,11 @@ class FusedLoop:
             t, layout = self.tables.one(c) if c >= 0 else self.tables, self.layout
             self._grow_rows(len(self.tables.static_ok))
             stacked = self._stacks.update(t) if c < 0 else self._stacks.one(self.tables, c)
-            found = {**stacked, **t.counter_arrays(self.counts, layout),
-                     **t.attach_arrays(),
-                     **self.parameters, "node_unique": t.unique_columns(layout.labels)}
+            anti = len(stacked["ipa_anti"]) or len(stacked["ipa_existing"])
+            found = {**stacked, **t.counter_arrays(self.counts, layout), **t.attach_arrays(),
+                     **self.parameters,  # hostnames are read where anti-affinity may read them
+                     "node_unique": node_unique(layout.labels) if anti
+                     else np.zeros(layout.labels.shape[1], dtype=np.bool_)}
             if c < 0:
                 self._arrays, self._stacked = found, len(t.static_ok)
             else:
@@ -574,7 +574,7 @@ class FusedLoop:
         arrays, counts = self.arrays(c), self.counts
         call = self._calls.get(c)
         if call is None or call.arrays is not arrays:
-            call = self._calls[c] = LoopCall(arrays, self._full(arrays, c), {
+            call = self._calls[c] = LoopCall(arrays, full_loop(arrays), {
                 **arrays, "node_version": self.node_version, "fit_position": self.fit_position})
         rows = slice(c, c + 1) if c >= 0 else slice(None)
         return call.refresh(
@@ -585,13 +585,6 @@ class FusedLoop:
                          cached_score=self.cached_score[rows],
                          ipa_affinity_empty=counts.affinity_empty[rows],
                          counter_counts=counts.counter_counts, ipa_rows=counts.rows))
-
-    def _full(self, arrays: dict[str, Any], c: int = -1) -> bool:
-        """Whether some class of ``arrays`` (``c >= 0``: class ``c``'s alone) counts pods per
-        topology domain or normalises a node-static score that varies (the loop then runs
-        with that code compiled in)."""
-        classes = [c] if c >= 0 else range(len(arrays["static_ok"]))
-        return bool(arrays["norm_varies"].any()) or any(map(self.counts_pods, classes))
 
 
 __all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "StaticStatuses", "Tallies",

@@ -56,7 +56,8 @@ def _assert_reads_back(a: dict, tables) -> None:
         for indptr, entries, table in (("spread_indptr", "spread_entries", "spread"),
                                        ("soft_indptr", "soft_entries", "soft_spread"),
                                        ("port_check_indptr", "port_check", "port_check"),
-                                       ("subset_indptr", "subset", "subset")):
+                                       ("subset_indptr", "subset", "subset"),
+                                       ("ipa_anti_indptr", "ipa_anti", "ipa_anti")):
             got = a[entries][a[indptr][c]:a[indptr][c + 1]]
             assert np.array_equal(got, np.array(getattr(tables, table)[c]).reshape(got.shape))
         wording = tables.wording[c]
@@ -77,7 +78,8 @@ def test_classes_stacked_as_they_come_equal_them_stacked_at_once(path, cuts) -> 
         for name in ("static_ok", "norm_raw", "static_score", "request", "fit_check_cols",
                      "count_only", "nonzero_add", "port_check", "port_add", "subset",
                      "has_subset", "fit_inputs", "ba_inputs", "ba_skip", "spread",
-                     "soft_spread", "require_all", "wording"):
+                     "soft_spread", "require_all", "wording", "ipa_affinity", "ipa_anti",
+                     "ipa_existing", "ipa_score", "ipa_self_match"):
             getattr(grown, name).append(getattr(tables, name)[c])
         if c + 1 in np.cumsum(cuts) or c + 1 == len(tables.static_ok):
             stacks.update(grown)
