@@ -26,24 +26,19 @@ class GrowingRows:
 
     def extend(self, rows: Any) -> np.ndarray:
         """Append ``rows`` (an array of rows, or a list of them); returns :meth:`rows`."""
-        rows = self.as_rows(rows)
         end = self.count + len(rows)
         if end > len(self._buffer):
             grown = np.zeros((max(end, 2 * len(self._buffer)), *self._buffer.shape[1:]),
                              dtype=self._buffer.dtype)
             grown[:self.count] = self._buffer[:self.count]
             self._buffer = grown
-        self._buffer[self.count:end] = rows
+        if end > self.count:  # numpy converts the rows as it copies them
+            self._buffer[self.count:end] = rows
         self.count = end
-        return self.rows()
+        return self._buffer[:end]
 
     def rows(self) -> np.ndarray:
         return self._buffer[:self.count]
-
-    def as_rows(self, rows: Any) -> np.ndarray:
-        """``rows`` as an array of rows of this shape and dtype."""
-        rows = np.asarray(rows, dtype=self._buffer.dtype)
-        return rows.reshape(len(rows), *self._buffer.shape[1:])
 
 
 class _Csr:
@@ -55,8 +50,11 @@ class _Csr:
         self.entries, self.width = GrowingRows(width, dtype), width
 
     def extend(self, parts: list) -> tuple[np.ndarray, np.ndarray]:
-        end = int(self.indptr.rows()[-1])
-        self.indptr.extend(end + np.cumsum([len(p) for p in parts], dtype=np.int64))
+        ends, end = [], self.entries.count
+        for part in parts:
+            end += len(part)
+            ends.append(end)
+        self.indptr.extend(ends)
         parts = [p for p in parts if len(p)]
         if parts:  # entries of a width (tuples) listed, numbers concatenated
             self.entries.extend([e for p in parts for e in p] if self.width
