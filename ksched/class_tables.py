@@ -1,11 +1,10 @@
-"""The per-class tables of the fused loop (:mod:`ksched.fused_loop`), and the arrays they
-stack into for the compiled loop (:func:`ksched.kernels.schedule_loop.schedule_loop`, whose
-docstring says what each array holds).
+"""The per-class tables of the fused loop (:mod:`ksched.fused_loop`), which
+:mod:`ksched.class_stacks` stacks into the arrays of the compiled loop
+(:func:`ksched.kernels.schedule_loop.schedule_loop`, whose docstring says what each holds).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -24,12 +23,6 @@ __all__ = ["ClassTables", "MAX_WALK_LIST", "RequestTables", "node_unique", "requ
 
 #: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_lists`).
 MAX_WALK_LIST = 1 << 23
-
-
-def _row_indptr(rows: Sequence[Sequence]) -> np.ndarray:
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum([len(r) for r in rows])
-    return indptr
 
 
 def node_unique(labels: np.ndarray) -> np.ndarray:
