@@ -25,7 +25,11 @@ class GrowingRows:
         self.count = 0
 
     def extend(self, rows: Any) -> np.ndarray:
-        """Append ``rows`` (an array of rows, or a list of them); returns :meth:`rows`."""
+        """Append ``rows`` (an array of rows, or a list of them); returns :meth:`rows`. A
+        listed row of another length is refused (numpy would spread a 1-long row over all)."""
+        width = self._buffer.shape[1:]
+        if width and not isinstance(rows, np.ndarray) and any(len(r) != width[0] for r in rows):
+            raise ValueError(f"rows of {width[0]} values expected")
         end = self.count + len(rows)
         if end > len(self._buffer):
             grown = np.zeros((max(end, 2 * len(self._buffer)), *self._buffer.shape[1:]),

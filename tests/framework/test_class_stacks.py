@@ -97,3 +97,6 @@ def test_growing_rows_keep_their_rows_as_the_buffer_doubles() -> None:
         view = rows.extend([[k, -k]])
     assert view.tolist() == [[k, -k] for k in range(9)]
     assert rows.extend(np.zeros((0, 2), dtype=np.int64)).shape == (9, 2)
+    with pytest.raises(ValueError, match="rows of 2 values expected"):
+        rows.extend([[1]])  # numpy alone would copy it into both columns
+    assert rows.rows().tolist() == [[k, -k] for k in range(9)]
