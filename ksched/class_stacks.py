@@ -84,6 +84,10 @@ _LISTS = (("spread_indptr", "spread_entries", "spread", (4,)),
 #: The tables of a class whose cycle counts pods per topology domain (spreading, pod
 #: affinity) where one of its lists there is not empty.
 COUNTING = ("spread", "soft_spread", "ipa_affinity", "ipa_anti", "ipa_existing", "ipa_score")
+#: The resource scores' inputs per class: (name, table, item of the table's entry).
+_RESOURCE_INPUTS = (("fit_cols", "fit_inputs", 0), ("fit_src", "fit_inputs", 1),
+                    ("fit_req", "fit_inputs", 2), ("ba_cols", "ba_inputs", 0),
+                    ("ba_req", "ba_inputs", 2))
 #: The walk lists (:meth:`~ksched.class_tables.ClassTables.walk_lists`; none: every node).
 _WALK = (("walk_indptr", "walk_pos", "walk_lists", ()),)
 
@@ -148,8 +152,7 @@ class StackedTables:
         holding that class only (views of the stacked arrays, where they can be)."""
         a, at = self.update(t), slice(c, c + 1)
         out = {name: a[name][at] for name, _, _ in _SCALARS}
-        for name in ("static_ok", "request", "nonzero_add", "fit_cols", "fit_src", "fit_req",
-                     "ba_cols", "ba_req", "walk_listed"):
+        for name in [*self._shapes, *(name for name, _, _ in _RESOURCE_INPUTS), "walk_listed"]:
             out[name] = a[name][at]
         for indptr, entries, _, _ in _LISTS + _WALK:
             lo, hi = a[indptr][c], a[indptr][c + 1]
@@ -172,15 +175,11 @@ class StackedTables:
 
     def _resource_inputs(self, t: ClassTables, new: range) -> dict[str, np.ndarray]:
         """The resource scores' inputs per class (their width: the profile's resources)."""
-        fit_width = len(t.fit_inputs[0][0]) if t.fit_inputs else 0
-        ba_width = len(t.ba_inputs[0][0]) if t.ba_inputs else 0
         out = {}
-        for name, table, k, width in (("fit_cols", t.fit_inputs, 0, fit_width),
-                                      ("fit_src", t.fit_inputs, 1, fit_width),
-                                      ("fit_req", t.fit_inputs, 2, fit_width),
-                                      ("ba_cols", t.ba_inputs, 0, ba_width),
-                                      ("ba_req", t.ba_inputs, 2, ba_width)):
-            out[name] = self._grow(name, [table[c][k] for c in new], (width,), np.int64)
+        for name, table, item in _RESOURCE_INPUTS:
+            entries = getattr(t, table)
+            width = len(entries[0][item]) if entries else 0
+            out[name] = self._grow(name, [entries[c][item] for c in new], (width,), np.int64)
         return out
 
     def _row_tables(self, t: ClassTables, new: range) -> dict[str, np.ndarray]:
