@@ -53,6 +53,7 @@ from .inter_pod_affinity import (
 )
 from .loop_steps import (
     EVALUATED_AT,
+    FAILS,
     KNOWN_FAILURE,
     NEW_FAILURE,
     NEXT_START_AT,
@@ -83,6 +84,7 @@ from .tree_run import (
     tree_run_domains,
     tree_run_plain,
 )
+from .window_blocks import block_classes, block_window, new_blocks, sync_blocks
 
 __all__ = ["schedule_loop", "loop_for", "PARAMETERS", "EVALUATED_AT", "KNOWN_FAILURE",
            "NEW_FAILURE", "NEXT_START_AT", "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY",
@@ -143,9 +145,10 @@ def _make_loop(full: bool) -> Any:
             affinity it marks or -1), CSR by the placed pod's class, say what a placement adds.
         attached : the attach-limit counts, updated in place (see the module's arrays).
         use_tree : select by :mod:`ksched.kernels.selection_tree` for the classes it serves
-            (:func:`~ksched.kernels.tree_run.tree_classes`); ``False``: the plain walk for every
-            pod (same placements). node_unique : bool[K], per label column, no two nodes share a
-            value (hostnames).
+            (:func:`~ksched.kernels.tree_run.tree_classes`), and read the windows of others
+            per block (:mod:`ksched.kernels.window_blocks`); ``False``: the plain walk for
+            every pod (same placements). node_unique : bool[K], per label column, no two
+            nodes share a value (hostnames).
         diag_row ... rec_used : the failures the loop words itself (their tallies, see
             :func:`~ksched.kernels.failure_tally.tally_failure`): per class its row of
             node-static statuses (-1: the caller words its failures), and the failure records
@@ -196,6 +199,12 @@ def _make_loop(full: bool) -> Any:
                                  ipa_score_indptr, weights, norm_varies, norm_weight,
                                  node_unique, ipa_rows, ipa_update_indptr, ipa_updates)
         trees = new_trees(tree_slot, domains, values, walk_order)
+        block_slot, shift = block_classes(
+            pods, num_nodes, to_find_all, use_tree, tie_mode, tree_slot, has_subset,
+            spread_indptr, soft_indptr, ipa_affinity_indptr, ipa_anti_indptr,
+            ipa_existing_indptr, ipa_score_indptr, weights, norm_varies, norm_weight,
+            walk_listed)
+        blocks = new_blocks(block_slot, shift, walk_order)
         attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
                  pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
@@ -288,10 +297,16 @@ def _make_loop(full: bool) -> Any:
                         feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
                     reused = True
             last_class, last_position = -1, -1
+            blocked = False  # whether the block summaries chose (``chosen``, ``top``, ``ties``)
             if not reused and diag[7][c] >= 0 and entries.shape[0] == 0 and not pod_affinity:
                 # It failed earlier in this run, and placing pods only takes room and adds
                 # host ports and volumes, which fail no fewer nodes: it fails again.
                 count, processed = 0, n_all
+            elif not reused and block_slot[c] >= 0 and sync_blocks(c, p, blocks, out_node):
+                blocked = True
+                chosen, count, processed, top, ties = block_window(
+                    c, start, num_feasible_nodes_to_find(percentage, n_all) if has_scoring
+                    else 1, tie_mode, draws, state, blocks, walk_order, local, scoring)
             elif not reused:
                 to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
                 positions = walk_pos[walk_indptr[c]:walk_indptr[c + 1]]
@@ -312,7 +327,7 @@ def _make_loop(full: bool) -> Any:
                         feasible, entries, minimum, labels, counter_column, counter_counts,
                         pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
                         attach_c, attach, listed, positions)
-            if count > 1 and not reused:
+            if count > 1 and not reused and not blocked:
                 for j in range(0 if scored else count):
                     node = feasible[j]
                     if version_row[node] != node_version[node]:  # checked here: calls cost
@@ -337,8 +352,9 @@ def _make_loop(full: bool) -> Any:
                                            empty_slot, seen)
                     for j in range(count):
                         totals[j] += weights[W_SPREAD] * scores[j]
-            top, ties = NOT_SCORED, count
-            if count > 0:
+            if not blocked:
+                top, ties = NOT_SCORED, count
+            if count > 0 and not blocked:
                 position = 0
                 if count > 1:
                     position, ties = select_top(totals[:count], tie_mode, draws, state)
@@ -452,10 +468,6 @@ def _first_at_or_after(positions, value):
         else:
             hi = mid
     return lo
-
-
-#: A cached score that says the node fails the class's node-local filters.
-FAILS = np.iinfo(np.int64).min
 
 
 @jit(_nrt=False, inner=True)

@@ -40,11 +40,20 @@ def _cluster(num_nodes: int, unlabelled: bool = False) -> ksched.ClusterState:
 
 
 def _pods(count: int, seed: int, anti_affinity: bool = False,
-          spreading: bool = False) -> list[Pod]:
+          spreading: bool = False, shapes: int = 0) -> list[Pod]:
     """Four templates; with ``anti_affinity`` two of them keep apart per host (a tree
     class: a hostname names one node) or per zone (the walk); with ``spreading`` two of them
-    spread over zones (one tree per zone), the minimum domains of one more than there are."""
+    spread over zones (one tree per zone), the minimum domains of one more than there are.
+    With ``shapes``, that many templates of different requests, interleaved at random: too
+    far apart for trees, so their windows are read per block
+    (:mod:`ksched.kernels.window_blocks`) where a class's pods come close, else walked."""
     rng = np.random.default_rng(seed)
+    if shapes:
+        requests = [{"cpu": 50 + 70 * k, "memory": (64 + 96 * (k % 5)) << 20}
+                    for k in range(shapes)]
+        picks = rng.integers(0, shapes, size=count)
+        return [Pod("t", containers=[Container("c", requests=requests[k])]).renamed(f"p{i}")
+                for i, k in enumerate(picks.tolist())]
     templates = [Pod("t", containers=[Container("c", requests=requests)]) for requests in
                  ({"cpu": 100, "memory": 128 << 20}, {"cpu": 250}, {"cpu": 900, "memory": 2 << 30},
                   {})]
@@ -105,11 +114,16 @@ def _run(cluster: ksched.ClusterState, pods: list[Pod], percentage: int, tie_bre
     (700, 20_000, 0, "heap", "anti-affinity"),
     (600, 20_000, 0, "heap", "spreading"),
     (200, 5_000, 0, "heap", "spreading-unlabelled"),
+    (1000, 20_000, 0, "round-robin", "16-shapes"),
+    (1000, 20_000, 0, "random", "16-shapes"),
+    (333, 10_000, 100, "round-robin", "12-shapes"),
+    (130, 5_000, 30, "random", "8-shapes"),
 ])
 def test_tree_and_walk_agree_pod_by_pod(num_nodes: int, pods: int, percentage: int,
                                         tie_break: str, kind: str) -> None:
     cluster = _cluster(num_nodes, kind == "spreading-unlabelled")
-    batch = _pods(pods, num_nodes, kind == "anti-affinity", kind.startswith("spreading"))
+    batch = _pods(pods, num_nodes, kind == "anti-affinity", kind.startswith("spreading"),
+                  int(kind.split("-")[0]) if kind.endswith("-shapes") else 0)
     tree = _run(cluster, batch, percentage, tie_break, tree=True)
     walk = _run(cluster, batch, percentage, tie_break, tree=False)
     nodes, starts, counters, requested, walks = tree

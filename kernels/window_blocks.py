@@ -1,0 +1,261 @@
+"""Window walks read a block of nodes at a time: the fused loop's path for the pods of a class
+that recurs in a run, whose filters and scores are node-local and need no normalisation over
+the window (:func:`block_classes`).
+
+``findNodesThatPassFilters`` visits nodes from ``nextStartNodeIndex`` until it has found
+``numFeasibleNodesToFind`` feasible ones, and ``selectHost`` takes the top score among them
+(``pkg/scheduler/schedule_one.go``). Here the walk positions are cut into blocks of
+``2**shift`` (:func:`block_shift`), and per class and block the loop keeps how many of its
+nodes are feasible, their top score and how many have it. A window reads every block it
+covers whole from that summary, and visits node by node only its ends; a pick among tied
+nodes counts whole blocks' ties the same way. A placement or a removal changes the node it
+lands on only, so a class's summaries stay valid but for the blocks of the nodes that changed
+since its last pod (the ``out_node`` entries since then, as :mod:`ksched.kernels.tree_run`
+brings its trees up to date); those are summarised anew when a window covers them. The
+nodes, counts, top and tie index are the walk's own (``tests/framework/test_tree_selection``
+checks them pod for pod). Compiled without reference counting, as
+:mod:`ksched.kernels.loop_steps` explains.
+
+``blocks`` is (block_slot: per class its row of summaries, -1: the walk; synced: per class the
+run entry its summaries were last brought up to, -1: never; valid, feasible, best, ties:
+bool/int64[S, B] the summaries; position_of: int64[N], each node's walk position; shift).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .loop_steps import (
+    FAILS,
+    NOT_SCORED,
+    W_POD_AFFINITY,
+    W_SPREAD,
+    local_ok,
+    node_score,
+    norm_varies_for,
+)
+from .select import HEAP, tie_index
+
+#: The most block summaries one loop call keeps (their rows take 25 bytes each: 200 MiB).
+MAX_BLOCK_ENTRIES = 1 << 23
+
+
+@jit(inner=True)
+def block_shift(window):
+    """The block size's log2 for windows of ``window`` nodes: blocks of between half its
+    square root and its square root, and at least 4 nodes (measured best on 5,000 nodes and
+    on the Alibaba trace's 1,523)."""
+    shift = 2
+    while (1 << (2 * shift + 2)) <= window:
+        shift += 1
+    return shift
+
+
+@jit(inner=True)
+def block_classes(pods, num_nodes, to_find, use_tree, tie_mode, tree_slot, has_subset,
+                  spread_indptr, soft_indptr, ipa_affinity_indptr, ipa_anti_indptr,
+                  ipa_existing_indptr, ipa_score_indptr, weights, norm_varies, norm_weight,
+                  walk_listed):
+    """Per class, its row of block summaries (-1: the plain window walk), and the block
+    shift. A class gets one when it has several pods in the run (``pods``, as
+    :func:`~ksched.kernels.tree_run.class_pods` counts them) and no tree, walks every node
+    (no PreFilter subset) in a cluster of at least four blocks, reads nothing counted per
+    topology domain (no spreading that filters or scores, no pod (anti-)affinity), needs
+    no normalisation over the window, and is not listed (``walk_listed``: its walk visits
+    only the nodes it may fit, fewer than a block summary reads); the heap's tie order is
+    not kept per block."""
+    num_classes = has_subset.shape[0]
+    window = to_find if to_find < num_nodes else num_nodes
+    shift = block_shift(window)
+    width = (num_nodes >> shift) + 1
+    room = MAX_BLOCK_ENTRIES // width
+    slot = np.full(num_classes, -1, dtype=np.int64)
+    if not use_tree or tie_mode == HEAP or num_nodes < (4 << shift):
+        return slot, shift
+    used = 0
+    for c in range(num_classes):
+        if used < room and pods[c, 0] >= 2 and 4 * pods[c, 1] <= width \
+                and tree_slot[c] < 0 and not has_subset[c] \
+                and not walk_listed[c] \
+                and spread_indptr[c] == spread_indptr[c + 1] \
+                and (soft_indptr[c] == soft_indptr[c + 1] or weights[W_SPREAD] == 0) \
+                and ipa_affinity_indptr[c] == ipa_affinity_indptr[c + 1] \
+                and ipa_anti_indptr[c] == ipa_anti_indptr[c + 1] \
+                and ipa_existing_indptr[c] == ipa_existing_indptr[c + 1] \
+                and (ipa_score_indptr[c] == ipa_score_indptr[c + 1]
+                     or weights[W_POD_AFFINITY] == 0) \
+                and not norm_varies_for(c, norm_varies, norm_weight):
+            slot[c] = used
+            used += 1
+    return slot, shift
+
+
+@jit(inner=True)
+def new_blocks(block_slot, shift, walk_order):
+    """The ``blocks`` group (see the module) for :func:`block_classes`' slots, every summary
+    invalid (empty arrays when no class has a row)."""
+    rows = 0
+    for c in range(block_slot.shape[0]):
+        rows = max(rows, block_slot[c] + 1)
+    n = walk_order.shape[0] if rows > 0 else 0
+    width = ((n - 1) >> shift) + 1 if n > 0 else 0
+    position_of = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        position_of[walk_order[i]] = i
+    return (block_slot, np.full(block_slot.shape[0], -1, dtype=np.int64),
+            np.zeros((rows, width), dtype=np.bool_), np.zeros((rows, width), dtype=np.int64),
+            np.zeros((rows, width), dtype=np.int64), np.zeros((rows, width), dtype=np.int64),
+            position_of, shift)
+
+
+@jit(_nrt=False, inner=True)
+def sync_blocks(c, p, blocks, out_node):
+    """Bring class ``c``'s summaries up to its pod at run entry ``p``, and whether that pod
+    reads them: the blocks of the nodes placed on or left since its last pod (each such
+    entry's ``out_node``) are marked for summarising anew, unless it had no pod yet or more
+    entries passed than a quarter of its blocks: then every summary is dropped and the pod
+    walks node by node (where most blocks changed, summarising them costs more than the
+    walk)."""
+    block_slot, synced, valid, _, _, _, position_of, shift = blocks
+    s, since = block_slot[c], synced[c]
+    synced[c] = p
+    if since < 0 or 4 * (p - since) > valid.shape[1]:
+        for b in range(valid.shape[1]):
+            valid[s, b] = False
+        return False
+    for q in range(since, p):
+        node = out_node[q]
+        if node >= 0:
+            valid[s, position_of[node] >> shift] = False
+    return True
+
+
+# Not inlined: called where a node's requests changed since the class last scored it.
+@jit(_nrt=False, inner=True)
+def _refresh(node, c, local, scoring):
+    """Class ``c``'s cached total of ``node`` (:data:`FAILS` where it fails the node-local
+    filters), computed anew and stamped with the node's version."""
+    (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested, pods_col,
+     request, fit_check_indptr, fit_check_cols, count_only, port_count, has_attach,
+     attach) = local
+    (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, node_version,
+     fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, static_row,
+     cached_version, cached_score) = scoring
+    if local_ok(node, static_ok[c], port_check[port_check_indptr[c]:port_check_indptr[c + 1]],
+                fit_enabled, allocatable, requested, pods_col, request[c],
+                fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]], count_only[c],
+                port_count, c, has_attach[c], attach):
+        cached_score[c, node] = node_score(
+            node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
+            weights, fractions, fit_cols[c], fit_src[c], fit_req[c], ba_cols[c], ba_req[c],
+            ba_skip[c], static_score[static_row[c]])
+    else:
+        cached_score[c, node] = FAILS
+    cached_version[c, node] = node_version[node]
+
+
+@jit(_nrt=False, inner=True)
+def _summarize(s, b, c, blocks, walk_order, local, scoring):
+    """Block ``b``'s summary in row ``s`` for class ``c``, from its nodes' cached scores."""
+    _, _, valid, feasible, best, ties, _, shift = blocks
+    node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
+    lo = b << shift
+    hi = min(lo + (1 << shift), walk_order.shape[0])
+    count, top, tied = 0, FAILS, 0
+    for i in range(lo, hi):
+        node = walk_order[i]
+        if version_row[node] != node_version[node]:
+            _refresh(node, c, local, scoring)
+        score = score_row[node]
+        if score != FAILS:
+            count += 1
+            if score > top:
+                top, tied = score, 1
+            elif score == top:
+                tied += 1
+    valid[s, b], feasible[s, b], best[s, b], ties[s, b] = True, count, top, tied
+
+
+@jit(_nrt=False, inner=True)
+def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
+                 scoring):
+    """Class ``c``'s window walk from ``start`` and ``selectHost`` over it (the class's
+    summaries brought up to date by :func:`sync_blocks`): returns (the chosen node, -1 when
+    none is feasible; feasible nodes found; nodes processed; top total, ``NOT_SCORED`` below
+    two feasible nodes; how many have it), as the window walk and ``select_top`` give them
+    (the tie index advanced only where several nodes are feasible)."""
+    block_slot, _, valid, feasible, best, ties, _, shift = blocks
+    node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
+    s, n_all, size = block_slot[c], walk_order.shape[0], 1 << shift
+    begin = start % n_all
+    count, top, tied, processed = 0, FAILS, 0, n_all
+    i, visited = begin, 0
+    while visited < n_all and processed == n_all:
+        b = i >> shift
+        hi = min((b << shift) + size, n_all)
+        if i == b << shift and visited + hi - i <= n_all:  # a whole block in the walk
+            if not valid[s, b]:
+                _summarize(s, b, c, blocks, walk_order, local, scoring)
+            if count + feasible[s, b] <= to_find:
+                if feasible[s, b] > 0:
+                    count += feasible[s, b]
+                    if best[s, b] > top:
+                        top, tied = best[s, b], ties[s, b]
+                    elif best[s, b] == top:
+                        tied += ties[s, b]
+                visited += hi - i
+                i = hi if hi < n_all else 0
+                continue
+        end = min(hi, i + n_all - visited)
+        for j in range(i, end):
+            node = walk_order[j]
+            if version_row[node] != node_version[node]:
+                _refresh(node, c, local, scoring)
+            score = score_row[node]
+            if score != FAILS:
+                if count == to_find:  # the nodes before this one were processed
+                    processed = visited + j - i
+                    break
+                count += 1
+                if score > top:
+                    top, tied = score, 1
+                elif score == top:
+                    tied += 1
+        visited += end - i
+        i = end if end < n_all else 0
+    if count == 0:
+        return -1, 0, processed, NOT_SCORED, 0
+    pick = tie_index(tied, tie_mode, draws, state) if count > 1 else 0
+    chosen = _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row)
+    return chosen, count, processed, (top if count > 1 else NOT_SCORED), \
+        (tied if count > 1 else 1)
+
+
+@jit(_nrt=False, inner=True)
+def _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row):
+    """The node with total ``top`` that comes ``pick``-th (from 0) in walk order among the
+    ``processed`` positions from ``begin``: whole valid blocks counted by their ties."""
+    _, _, valid, feasible, best, ties, _, shift = blocks
+    n_all, size = walk_order.shape[0], 1 << shift
+    i, visited = begin, 0
+    while visited < processed:
+        b = i >> shift
+        hi = min((b << shift) + size, n_all)
+        if i == b << shift and visited + hi - i <= processed and valid[s, b]:
+            here = ties[s, b] if feasible[s, b] > 0 and best[s, b] == top else 0
+            if pick >= here:
+                pick -= here
+                visited += hi - i
+                i = hi if hi < n_all else 0
+                continue
+        end = min(hi, i + processed - visited)
+        for j in range(i, end):
+            node = walk_order[j]
+            if score_row[node] == top:
+                if pick == 0:
+                    return node
+                pick -= 1
+        visited += end - i
+        i = end if end < n_all else 0
+    return -1
