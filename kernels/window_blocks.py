@@ -156,12 +156,12 @@ def _refresh(node, c, local, scoring):
 
 
 @jit(_nrt=False, inner=True)
-def _summarize(s, b, c, blocks, walk_order, local, scoring):
-    """Block ``b``'s summary in row ``s`` for class ``c``, from its nodes' cached scores."""
-    _, _, valid, feasible, best, ties, _, shift = blocks
+def _scan(lo, hi, room, c, walk_order, local, scoring):
+    """Walk positions ``lo..hi`` node by node for class ``c``, each node's cached score
+    brought up to date: returns (feasible nodes met, at most ``room``; their top score; how
+    many have it; where the scan stopped: ``hi``, or the position of a feasible node beyond
+    ``room``)."""
     node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
-    lo = b << shift
-    hi = min(lo + (1 << shift), walk_order.shape[0])
     count, top, tied = 0, FAILS, 0
     for i in range(lo, hi):
         node = walk_order[i]
@@ -169,12 +169,24 @@ def _summarize(s, b, c, blocks, walk_order, local, scoring):
             _refresh(node, c, local, scoring)
         score = score_row[node]
         if score != FAILS:
+            if count == room:
+                return count, top, tied, i
             count += 1
             if score > top:
                 top, tied = score, 1
             elif score == top:
                 tied += 1
-    valid[s, b], feasible[s, b], best[s, b], ties[s, b] = True, count, top, tied
+    return count, top, tied, hi
+
+
+@jit(_nrt=False, inline="always")
+def _merge(count, top, tied, more, more_top, more_tied):
+    """A window's (feasible count, top score, tie count) with another stretch's added."""
+    if more == 0:
+        return count, top, tied
+    if more_top > top:
+        return count + more, more_top, more_tied
+    return count + more, top, tied + (more_tied if more_top == top else 0)
 
 
 @jit(_nrt=False, inner=True)
@@ -186,7 +198,6 @@ def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, 
     two feasible nodes; how many have it), as the window walk and ``select_top`` give them
     (the tie index advanced only where several nodes are feasible)."""
     block_slot, _, valid, feasible, best, ties, _, shift = blocks
-    node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
     s, n_all, size = block_slot[c], walk_order.shape[0], 1 << shift
     begin = start % n_all
     count, top, tied, processed = 0, FAILS, 0, n_all
@@ -196,38 +207,27 @@ def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, 
         hi = min((b << shift) + size, n_all)
         if i == b << shift and visited + hi - i <= n_all:  # a whole block in the walk
             if not valid[s, b]:
-                _summarize(s, b, c, blocks, walk_order, local, scoring)
+                valid[s, b] = True
+                feasible[s, b], best[s, b], ties[s, b], _ = _scan(i, hi, hi - i, c, walk_order,
+                                                                  local, scoring)
             if count + feasible[s, b] <= to_find:
-                if feasible[s, b] > 0:
-                    count += feasible[s, b]
-                    if best[s, b] > top:
-                        top, tied = best[s, b], ties[s, b]
-                    elif best[s, b] == top:
-                        tied += ties[s, b]
+                count, top, tied = _merge(count, top, tied, feasible[s, b], best[s, b],
+                                          ties[s, b])
                 visited += hi - i
                 i = hi if hi < n_all else 0
                 continue
         end = min(hi, i + n_all - visited)
-        for j in range(i, end):
-            node = walk_order[j]
-            if version_row[node] != node_version[node]:
-                _refresh(node, c, local, scoring)
-            score = score_row[node]
-            if score != FAILS:
-                if count == to_find:  # the nodes before this one were processed
-                    processed = visited + j - i
-                    break
-                count += 1
-                if score > top:
-                    top, tied = score, 1
-                elif score == top:
-                    tied += 1
+        more, more_top, more_tied, stop = _scan(i, end, to_find - count, c, walk_order, local,
+                                                scoring)
+        count, top, tied = _merge(count, top, tied, more, more_top, more_tied)
+        if stop < end:  # a feasible node beyond the window: the nodes before it were processed
+            processed = visited + stop - i
         visited += end - i
         i = end if end < n_all else 0
     if count == 0:
         return -1, 0, processed, NOT_SCORED, 0
     pick = tie_index(tied, tie_mode, draws, state) if count > 1 else 0
-    chosen = _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row)
+    chosen = _nth_top(begin, processed, top, pick, s, blocks, walk_order, scoring[17][c])
     return chosen, count, processed, (top if count > 1 else NOT_SCORED), \
         (tied if count > 1 else 1)
 
