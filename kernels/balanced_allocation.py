@@ -9,7 +9,9 @@ import numpy as np
 from ._jit import jit
 
 
-@jit(inner=True)
+# Written into its callers (node_score rescores a node per call): the call, with its ~10
+# arrays, cost more than the score (the 50-shape batch's loop: 14.1 ms, 11.4 ms inlined).
+@jit(inline="always")
 def balanced_allocation_score(allocatable, requested, node, columns, pod_request, fractions):
     """One node's score (see :func:`balanced_allocation_scores`); ``fractions`` is scratch."""
     n = 0
