@@ -298,6 +298,7 @@ def _make_loop(full: bool) -> Any:
                     reused = True
             last_class, last_position = -1, -1
             blocked = False  # whether the block summaries chose (``chosen``, ``top``, ``ties``)
+            to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
             if not reused and diag[7][c] >= 0 and entries.shape[0] == 0 and not pod_affinity:
                 # It failed earlier in this run, and placing pods only takes room and adds
                 # host ports and volumes, which fail no fewer nodes: it fails again.
@@ -305,10 +306,9 @@ def _make_loop(full: bool) -> Any:
             elif not reused and block_slot[c] >= 0 and sync_blocks(c, p, blocks, out_node):
                 blocked = True
                 chosen, count, processed, top, ties = block_window(
-                    c, start, num_feasible_nodes_to_find(percentage, n_all) if has_scoring
-                    else 1, tie_mode, draws, state, blocks, walk_order, local, scoring)
+                    c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
+                    scoring)
             elif not reused:
-                to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
                 positions = walk_pos[walk_indptr[c]:walk_indptr[c + 1]]
                 # With node-local filters only, verdicts and scores come from the class's cache.
                 scored = not full or (entries.shape[0] == 0 and not pod_affinity)
