@@ -59,7 +59,8 @@ def block_classes(pods, num_nodes, to_find, use_tree, tie_mode, tree_slot, has_s
                   walk_listed):
     """Per class, its row of block summaries (-1: the plain window walk), and the block
     shift. A class gets one when it has several pods in the run (``pods``, as
-    :func:`~ksched.kernels.tree_run.class_pods` counts them) and no tree, walks every node
+    :func:`~ksched.kernels.tree_run.class_pods` counts them), on average at most a quarter
+    of its blocks apart (:func:`sync_blocks`' bound), and no tree, walks every node
     (no PreFilter subset) in a cluster of at least four blocks, reads nothing counted per
     topology domain (no spreading that filters or scores, no pod (anti-)affinity), needs
     no normalisation over the window, and is not listed (``walk_listed``: its walk visits
@@ -68,7 +69,7 @@ def block_classes(pods, num_nodes, to_find, use_tree, tie_mode, tree_slot, has_s
     num_classes = has_subset.shape[0]
     window = to_find if to_find < num_nodes else num_nodes
     shift = block_shift(window)
-    width = (num_nodes >> shift) + 1
+    width = ((num_nodes - 1) >> shift) + 1 if num_nodes > 0 else 1
     room = MAX_BLOCK_ENTRIES // width
     slot = np.full(num_classes, -1, dtype=np.int64)
     if not use_tree or tie_mode == HEAP or num_nodes < (4 << shift):
