@@ -63,10 +63,10 @@ from .loop_steps import (
     W_FIT,
     W_POD_AFFINITY,
     W_SPREAD,
+    cache_total,
     known_failure,
     local_checks,
     local_ok,
-    node_score,
     norm_varies_for,
     place,
     unplace,
@@ -487,15 +487,11 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
         at, k = _window_step(k, m, listed, positions)
         node = walk[at]
         if version_row[node] != node_version[node]:
-            if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-                        request_row, fit_cols, count_only, port_count, c, attach_c, attach):
-                score_row[node] = node_score(node, allocatable, requested, nonzero, fit_strategy,
-                                             fit_weights, shape_x, shape_y, weights, fractions,
-                                             fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
-                                             ba_req_row, ba_skip_c, static_c)
-            else:
-                score_row[node] = FAILS
-            version_row[node] = node_version[node]
+            cache_total(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
+                        request_row, fit_cols, count_only, port_count, c, attach_c, attach,
+                        nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights,
+                        fractions, node_version, fit_cols_row, fit_src_row, fit_req_row,
+                        ba_cols_row, ba_req_row, ba_skip_c, static_c, version_row, score_row)
         score = score_row[node]
         if score != FAILS:
             if count == to_find:

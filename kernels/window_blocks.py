@@ -31,8 +31,7 @@ from .loop_steps import (
     NOT_SCORED,
     W_POD_AFFINITY,
     W_SPREAD,
-    local_ok,
-    node_score,
+    cache_total,
     norm_varies_for,
 )
 from .select import HEAP, tie_index
@@ -135,25 +134,21 @@ def sync_blocks(c, p, blocks, out_node):
 # Not inlined: called where a node's requests changed since the class last scored it.
 @jit(_nrt=False, inner=True)
 def _refresh(node, c, local, scoring):
-    """Class ``c``'s cached total of ``node`` (:data:`FAILS` where it fails the node-local
-    filters), computed anew and stamped with the node's version."""
+    """:func:`~ksched.kernels.loop_steps.cache_total` of class ``c`` (its rows of ``local``
+    and ``scoring`` taken here, once per node whose version moved)."""
     (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested, pods_col,
      request, fit_check_indptr, fit_check_cols, count_only, port_count, has_attach,
      attach) = local
     (nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, node_version,
      fit_cols, fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score, static_row,
      cached_version, cached_score) = scoring
-    if local_ok(node, static_ok[c], port_check[port_check_indptr[c]:port_check_indptr[c + 1]],
+    cache_total(node, static_ok[c], port_check[port_check_indptr[c]:port_check_indptr[c + 1]],
                 fit_enabled, allocatable, requested, pods_col, request[c],
                 fit_check_cols[fit_check_indptr[c]:fit_check_indptr[c + 1]], count_only[c],
-                port_count, c, has_attach[c], attach):
-        cached_score[c, node] = node_score(
-            node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
-            weights, fractions, fit_cols[c], fit_src[c], fit_req[c], ba_cols[c], ba_req[c],
-            ba_skip[c], static_score[static_row[c]])
-    else:
-        cached_score[c, node] = FAILS
-    cached_version[c, node] = node_version[node]
+                port_count, c, has_attach[c], attach, nonzero, fit_strategy, fit_weights,
+                shape_x, shape_y, weights, fractions, node_version, fit_cols[c], fit_src[c],
+                fit_req[c], ba_cols[c], ba_req[c], ba_skip[c], static_score[static_row[c]],
+                cached_version[c], cached_score[c])
 
 
 @jit(_nrt=False, inner=True)
