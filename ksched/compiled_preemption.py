@@ -167,6 +167,7 @@ class CompiledPreemption:
         #: The failures of classes with no node where preemption might help (see
         #: :meth:`_post_filter`).
         self._nowhere: dict[tuple, Failure] = {}
+        self._hopeless: dict[int, bool] = {}
         self._codes = np.empty(MAX_FIT_CODES, dtype=np.int64)
         self._code_counts = np.empty(MAX_FIT_CODES, dtype=np.int64)
 
@@ -213,10 +214,13 @@ class CompiledPreemption:
     # ------------------------------------------------------------------ the failing cycle
 
     def fail(self, c: int, plan: ClassPlan, pod: Pod, assumer: Assumer, index: NominatedPods,
-             rng: np.random.Generator | None) -> Failure | None:
+             rng: np.random.Generator | None, requested: np.ndarray | None = None
+             ) -> Failure | None:
         """The cycle of a pod of class ``c`` that fits nowhere, then PostFilter; ``None``
         when it fits somewhere after all, or the case is not modelled here (nothing changed
-        then)."""
+        then). ``requested``: the nodes' requests to judge by instead of the state's (the
+        simulator's retries inside a stretch of the loop; the cache of fit codes stays
+        out of it)."""
         state = assumer.state
         if pod.nominated_node_name or state.num_nodes == 0:
             return None
@@ -227,10 +231,11 @@ class CompiledPreemption:
             walk = self._walks[c] = _ClassWalk(index, plan, state)
         # The cached codes hold for the class's own priority: not where the pod's own
         # nomination or pods straddling its priority made the index sum nodes afresh.
-        cached = extra is index.total
+        cached = extra is index.total and requested is None
         distinct, found = kernels.failing_walk(
             walk.order, plan.static.first, plan.static.ids, plan.static_resolvable,
-            plan.fit.position, state.allocatable, state.requested, state.resource_column(PODS),
+            plan.fit.position, state.allocatable,
+            state.requested if requested is None else requested, state.resource_column(PODS),
             vector, checked, count_only, missing, mask, extra, cached, self.node_version,
             index.stamp, walk.stamps, walk.codes, walk.base_counts, walk.static_counts,
             self._codes, self._code_counts, walk.potential)
@@ -239,6 +244,18 @@ class CompiledPreemption:
         message, plugins = self._diagnosis(plan, walk, distinct)
         return self._post_filter(plan, pod, assumer, index, rng, walk.potential[:found],
                                  message, plugins)
+
+    def hopeless(self, c: int, plan: ClassPlan, state: ClusterState) -> bool:
+        """Whether a pod of class ``c`` (its ``plan``) fits nowhere, and preemption helps nowhere,
+        whatever pods the nodes run: each node fails a node-static filter that runs before
+        NodeResourcesFit with an unresolvable status, or asks more of some resource than the
+        node has (``fitsRequest``'s unresolvable insufficiency, whatever else runs there);
+        and its failing walk counts every mix of insufficiencies it can meet (at most
+        :data:`MAX_FIT_CODES`). Kept per class."""
+        found = self._hopeless.get(c)
+        if found is None:
+            found = self._hopeless[c] = _hopeless(plan, state)
+        return found
 
     def _diagnosis(self, plan: ClassPlan, walk: _ClassWalk, distinct: int
                    ) -> tuple[str, frozenset[str]]:
@@ -334,6 +351,21 @@ def _nowhere_helps(num_nodes: int) -> Status:
     """Preemption's status when no node is a potential one: every node's is not helpful."""
     reason = counted_failure_message(num_nodes, (), _NOT_HELPFUL)
     return unschedulable(f"preemption: {reason}")
+
+
+def _hopeless(plan: ClassPlan, state: ClusterState) -> bool:
+    """:meth:`CompiledPreemption.hopeless`."""
+    vector, checked, count_only, _ = plan.fit.inputs
+    if plan.fit.enabled and 2 << len(checked) > MAX_FIT_CODES:
+        return False
+    first = plan.static.first
+    before = (first >= 0) & ((plan.fit.position < 0) | (first < plan.fit.position))
+    unresolvable = before.copy()
+    unresolvable[before] = ~plan.static_resolvable[plan.static.ids[before]]
+    if plan.fit.enabled and not count_only and len(checked):
+        want = vector[checked]
+        unresolvable |= ((want > 0) & (want > state.allocatable[:, checked])).any(axis=1)
+    return bool(unresolvable.all())
 
 
 # ----------------------------------------------------------------------- the dry run

@@ -387,6 +387,35 @@ class Driver:
                 and fast.tables.attach[c] is None
         return found
 
+    def hopeless_class(self, framework: Framework, fast: FusedLoop, pod: Pod) -> int | None:
+        """The class of parked ``pod`` when its cycle is the compiled failing one
+        (:meth:`_compiled`: its class plain and failing last time, no running pod's
+        anti-affinity unmodelled, no nomination) and it fails whatever pods come and go
+        (:meth:`CompiledPreemption.hopeless
+        <ksched.compiled_preemption.CompiledPreemption.hopeless>`); else ``None``."""
+        c = self.known_class(pod.key)
+        if c is None or pod.nominated_node_name or not self.plain(fast, c) \
+                or (id(fast), c) not in self._failing or self._anti_affinity_unmodelled(fast):
+            return None
+        state, compiled = self.assumer.state, self._preemption(framework)
+        plan = compiled.plan(c, pod, state)
+        return c if plan is not None and compiled.hopeless(c, plan, state) else None
+
+    def hopeless_failure(self, framework: Framework, c: int, pod: Pod, nominated: NominatedPods,
+                         rng: np.random.Generator | None, requested: np.ndarray) -> Failure:
+        """The cycle of a pod of :meth:`hopeless_class` ``c``, on the nodes with
+        ``requested`` (their requests then), as :meth:`schedule_one` runs it: the failure,
+        its nodes counted as evaluated."""
+        state = self.assumer.state
+        compiled = self._preemption(framework)
+        failure = compiled.fail(c, compiled.plan(c, pod, state), pod, self.assumer, nominated,
+                                rng, requested)
+        if failure is None:
+            raise RuntimeError(f"pod {pod.key}: its class was found to fit nowhere, yet it "
+                               f"fits or its failure is not modelled")
+        self.counters.nodes_evaluated += state.num_nodes
+        return failure
+
     def known_class(self, key: str) -> int | None:
         """The class the compiled cycle found for pod ``key`` (``None``: none is known)."""
         c = self._classes.get(key, -1)

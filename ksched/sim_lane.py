@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,6 +33,7 @@ from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
+from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
@@ -59,6 +60,34 @@ class _Step(NamedTuple):
     entry: tuple | None
 
 
+class _Retry(NamedTuple):
+    """Parked pods ``keys`` moved at ``time`` (by the finish that is the step before, or by
+    a leftover flush), popped and failing again, after the first ``position`` steps."""
+
+    position: int
+    time: float
+    keys: tuple[str, ...]
+
+
+def _with_flushes(steps: list[_Step], sampled: list[bool], retries: Sequence[_Retry]
+                  ) -> tuple[list[_Step], list[bool]]:
+    """``steps`` and whether a sample may follow each (``sampled``), with a step of no event
+    (class -1) at each leftover flush among ``retries``: a time of its own, between two
+    steps', where the Simulator's clock stops and samples."""
+    flushes = [r for r in retries if not (r.position and steps[r.position - 1].pod is None
+                                           and steps[r.position - 1].time == r.time)]
+    if not flushes:
+        return steps, sampled
+    moments, flags, k = [], [], 0
+    for r in flushes:
+        moments += steps[k:r.position]
+        flags += sampled[k:r.position]
+        moments.append(_Step(r.time, "", -1, None, None, 0, None))
+        flags.append(True)
+        k = r.position
+    return moments + steps[k:], flags + sampled[k:]
+
+
 def _shared(t: float, heap: list) -> bool:
     """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
     smallest is a child of the root)."""
@@ -72,7 +101,7 @@ class ArrivalRuns:
 
     def _arrival_loop(self) -> Any:
         """The compiled loop of the only profile when a stretch may start now, else ``None``."""
-        if not self.batched or not self.queue.idle() or len(self.waiting_pods) \
+        if not self.batched or len(self.waiting_pods) \
                 or not self.use_fast_path or self.on_cycle is not None or self.cycle_seconds \
                 or self.pdbs or len(self.frameworks) != 1 or self.tie_breaker.code == RANDOM:
             return None
@@ -84,14 +113,37 @@ class ArrivalRuns:
                                and loop_skips_binding(framework) else None)
         return self._lane_loop[1]
 
+    def _hopeless_parked(self, fast: Any) -> dict[str, list] | None:
+        """The pods the queue holds, all parked, by key with their class and the next
+        leftover flush that moves them, when a stretch can carry them (see the module): each
+        fails whatever pods come and go (:meth:`Driver.hopeless_class
+        <ksched.driver.Driver.hopeless_class>`), no pod bound moves it (no plugin that
+        rejected it registered for AssignedPodAdd) and, once moved, it is popped at once
+        (``SchedulerPopFromBackoffQ``); else ``None``."""
+        queue = self.queue
+        parked = queue.parked()
+        if parked is None or (parked and not queue.pop_from_backoff):
+            return None
+        out, moved_by_binds = {}, set(self._pod_add.plugins)
+        for info in parked:
+            pod = self._pods.get(info.key)
+            c = None if pod is None or (info.unschedulable_plugins | info.pending_plugins) \
+                & moved_by_binds else self.driver.hopeless_class(fast.framework, fast, pod)
+            if c is None:
+                return None
+            out[info.key] = [c, queue.leftover_flush_after(queue.now, info.timestamp)]
+        return out
+
     def _run_arrivals(self, until: float | None, progress: Callable[[int], None] | None) -> bool:
         """Run the stretch that starts now, if any; returns whether one ran."""
         fast = self._arrival_loop()
-        if fast is None:
+        parked = None if fast is None else self._hopeless_parked(fast)
+        if parked is None:
             return False
-        steps = self._stretch(fast, until, self._stretch_limit)
+        steps, retries = self._stretch(fast, until, self._stretch_limit, parked)
         if not steps:
             return False
+        before = self.assumer.state.requested.copy() if retries else None
         done, nodes = self._place_stretch(fast, steps)
         self._stretch_limit = min(2 * self._stretch_limit, MAX_STRETCH) if done == len(steps) \
             else MIN_STRETCH
@@ -103,24 +155,31 @@ class ArrivalRuns:
                 heapq.heappush(*step.entry)  # back, as it was
         if not done:
             return False
-        self._commit_stretch(steps[:done], nodes, cut)
+        retries = [r for r in retries if r[0] <= done]
+        failures = self._parked_failures(fast, steps, nodes, retries, parked, before)
+        self._commit_stretch(steps[:done], nodes, cut, retries, failures)
         for step in sorted((s for s in steps[done:] if s.time == cut and s.pod is not None),
                            key=lambda s: s.entry[1][1]):
             self._create(step.entry[1][2].pod, step.duration)  # as the timeline had them
         if progress is not None:
-            progress(sum(s.pod is not None for s in steps[:done]))
+            progress(sum(s.pod is not None for s in steps[:done])
+                     + sum(len(keys) for _, _, keys in retries))
         return True
 
     # ------------------------------------------------------------------ the stretch
 
-    def _stretch(self, fast: Any, until: float | None, limit: int) -> list[_Step]:
+    def _stretch(self, fast: Any, until: float | None, limit: int, parked: dict[str, list]
+                 ) -> tuple[list[_Step], list[_Retry]]:
         """The steps of the stretch that starts now (at most ``limit``, but whole times),
-        taken off their heaps (each step knows its entry: put back when the step is undone).
+        taken off their heaps (each step knows its entry: put back when the step is undone),
+        and the retries of the ``parked`` pods (:meth:`_hopeless_parked`) they make.
         The events at one virtual time go as the Simulator takes them: the finishes in the
         order they were pushed, then the pods created in the order the queue pops them
         (:meth:`_time`), then the finishes of those that run 0 s (pushed as they are bound,
-        due when the queue is empty again)."""
-        timeline, held, steps = self._timeline, self._held_finishes, []
+        due when the queue is empty again). With pods parked, a time holds one event (then
+        the parked pods' retries, after a finish), and a leftover flush that moves one comes
+        between two times (:meth:`_flushes`)."""
+        timeline, held, steps, retries = self._timeline, self._held_finishes, [], []
         local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
         last, inf = -math.inf, math.inf  # (events due now: a run's first, or finishes pushed since)
@@ -131,6 +190,8 @@ class ArrivalRuns:
             t = min(t0, t1, t2)
             if t == inf or (until is not None and t > until):
                 break
+            if parked and (t <= last or not self._flushes(parked, t, len(steps), retries)):
+                break
             if t <= last:  # only the finishes of pods placed at ``last`` that run 0 s
                 if t < last or t0 == t or t1 == t:
                     break
@@ -140,7 +201,7 @@ class ArrivalRuns:
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or _shared(t, heap):
-                if not self._time(fast, t, steps, local, placed, limit):
+                if parked or not self._time(fast, t, steps, local, placed, limit):
                     break
             else:  # one event at ``t`` (the usual case)
                 step = self._heap_step(fast, heap, heap[0], steps, local, placed)
@@ -148,8 +209,30 @@ class ArrivalRuns:
                     break
                 heapq.heappop(heap)
                 self._take(step, steps, local, placed)
+                if parked and step.pod is None:  # AssignedPodDelete moves every parked pod
+                    self._retry(parked, tuple(parked), t, len(steps), retries)
             last = t
-        return steps
+        return steps, retries
+
+    def _flushes(self, parked: dict[str, list], t: float, position: int,
+                 retries: list[_Retry]) -> bool:
+        """The retries of the leftover flushes before ``t`` (after ``position`` steps), of
+        the parked pods each moves; ``False`` where one falls at ``t`` (the stretch ends
+        before it: the queue's timers run before the time's events)."""
+        while parked:
+            tick = min(at for _, at in parked.values())
+            if tick >= t:
+                return tick > t
+            self._retry(parked, tuple(k for k, (_, at) in parked.items() if at == tick), tick,
+                        position, retries)
+        return True
+
+    def _retry(self, parked: dict[str, list], keys: tuple[str, ...], t: float, position: int,
+               retries: list[_Retry]) -> None:
+        """Parked pods ``keys`` moved, popped and parked again at ``t``: their next flush."""
+        retries.append(_Retry(position, t, keys))
+        for key in keys:
+            parked[key][1] = self.queue.leftover_flush_after(t, t)
 
     def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
               limit: int) -> bool:
@@ -266,10 +349,52 @@ class ArrivalRuns:
         counters.nodes_evaluated -= int(out_walk[failed, 0])
         return failed, out_node
 
-    def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray, cut: float | None = None
-                        ) -> None:
+    def _parked_failures(self, fast: Any, steps: list[_Step], nodes: np.ndarray,
+                         retries: list[_Retry], parked: dict[str, list],
+                         requested: np.ndarray | None) -> list[dict[str, Any]]:
+        """Per retry, each pod's failure (:meth:`Driver.hopeless_failure
+        <ksched.driver.Driver.hopeless_failure>`), judged on the nodes' requests then:
+        ``requested`` (before the stretch; changed here) plus the steps before it."""
+        out: list[dict[str, Any]] = []
+        if not retries:
+            return out
+        index, framework, k = self._nominations(), fast.framework, 0
+        for position, _, keys in retries:
+            for step, node in zip(steps[k:position], nodes[k:position].tolist()):
+                change = self._class_footprint(step.c, step.key, step.pod)
+                requested[node] += change if step.pod is not None else -change
+            k = position
+            out.append({key: self.driver.hopeless_failure(
+                framework, parked[key][0], self._pods[key], index, self.rng, requested)
+                for key in keys})
+        return out
+
+    def _retry_parked(self, steps: list[_Step], created: int, retry: _Retry,
+                      failures: dict[str, Any]) -> None:
+        """The queue's part of ``retry`` and its records: the ``created`` pods before it
+        passed through, the parked pods moved (by the finish before it, or the flush due
+        then), popped and parked again with their ``failures``."""
+        queue, (position, t, keys) = self.queue, retry
+        if created:
+            self._timed(queue.passed_through, steps[position - 1].time, created)
+        self._timed(queue.advance, t)  # the flush due at ``t``, if any, moves them
+        before = steps[position - 1] if position else None
+        if before is not None and before.pod is None and before.time == t:
+            self._timed(queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
+        self.now = t
+        for _ in keys:
+            info = self._timed(queue.pop)
+            if info is None or info.key not in failures:
+                raise RuntimeError(f"a stretch's retry at {t}: the queue popped "
+                                   f"{info and info.key!r}, not a parked pod")
+            pod = info.pod = self._pods[info.key]
+            self._requeue_failed(info, pod, failures[info.key])
+
+    def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray, cut: float | None = None,
+                        retries: Sequence[_Retry] = (), failures: Sequence[dict] = ()) -> None:
         """The Simulator's records of the steps the loop ran (``nodes``: each one's node row;
-        ``cut``: a time whose pods the loop placed only some of; see the module)."""
+        ``cut``: a time whose pods the loop placed only some of; see the module) and of the
+        parked pods' ``retries`` among them, with their ``failures``."""
         names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
         made = self._stretch_claims(steps, node_rows)
@@ -277,7 +402,12 @@ class ArrivalRuns:
         pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
             self._lane_bound
         held, seq, start = self._held_finishes, self._seq, self.start_time
-        for step, node in zip(steps, node_rows):
+        pending = list(zip(retries, failures))[::-1]
+        created = 0  # pods created since the last retry (passed through the queue then)
+        for k, (step, node) in enumerate(zip(steps, node_rows)):
+            while pending and pending[-1][0].position == k:
+                self._retry_parked(steps, created, *pending.pop())
+                created = 0
             key, t, pod = step.key, step.time, step.pod
             if pod is None:
                 record(Decision(t, key, FINISHED, names[node]))
@@ -287,6 +417,7 @@ class ArrivalRuns:
                 self.driver.forget_class(key)
                 entries.append((key, node, None))
                 continue
+            created += 1
             self._created.setdefault(key, t)
             if step.duration is not None:
                 durations[key] = float(step.duration)
@@ -300,14 +431,22 @@ class ArrivalRuns:
                     heapq.heappush(held, (at, next(seq), key))
                     bound[key] = (node, step.c)
             entries.append((key, node, pod))
-        footprints = np.stack([self._class_footprint(s.c, s.key, s.pod) for s in steps])
+        while pending:
+            self._retry_parked(steps, created, *pending.pop())
+            created = 0
+        sampled = [self._sampled_after(steps, k, cut) for k in range(len(steps))]
+        moments, sampled = _with_flushes(steps, sampled, retries)
+        footprints = np.stack([self._class_footprint(s.c, s.key, s.pod) if s.c >= 0
+                               else np.zeros(len(self._usage.names), dtype=np.int64)
+                               for s in moments])
         running = self.assumer.num_bound
         self.assumer.replay(entries, names)
-        times = [s.time for s in steps]
-        signs = np.array([1 if s.pod is not None else -1 for s in steps], dtype=np.int64)
+        times = [s.time for s in moments]
+        signs = np.array([0 if s.c < 0 else 1 if s.pod is not None else -1 for s in moments],
+                         dtype=np.int64)
         requested = self._usage.replay(times, footprints * signs[:, None])
-        self._stretch_samples(steps, cut, requested, running + np.cumsum(signs))
-        self.queue.passed_through(times[-1], int((signs > 0).sum()))
+        self._stretch_samples(moments, sampled, requested, running + np.cumsum(signs))
+        self.queue.passed_through(times[-1], created)
         self.now = times[-1]
 
     def _stretch_claims(self, steps: list[_Step], nodes: list[int]) -> dict[str, Any]:
@@ -351,16 +490,17 @@ class ArrivalRuns:
         return t != cut and (k + 1 == len(steps) or steps[k + 1].time != t
                              or (late(k + 1) and not late(k)))
 
-    def _stretch_samples(self, steps: list[_Step], cut: float | None, requested: np.ndarray,
-                         running: np.ndarray) -> None:
-        """The samples due at the steps' times (``cut``: see :meth:`_sampled_after`,
-        ``requested``: the totals after each step, ``running``: the pods bound then), as
-        :meth:`Simulator._sample` takes them (an empty queue)."""
+    def _stretch_samples(self, moments: list[_Step], sampled: list[bool],
+                         requested: np.ndarray, running: np.ndarray) -> None:
+        """The samples due at the ``moments`` (the steps and the flushes between them) the
+        Simulator samples after (``sampled``; ``requested``: the totals after each,
+        ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
+        queue as it stands after each: as now, its parked pods parked again)."""
         due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable
-        lengths = self.queue.lengths()  # idle all along
-        for k, step in enumerate(steps):
+        lengths = self.queue.lengths()
+        for k, step in enumerate(moments):
             t = step.time
-            if t < due or not self._sampled_after(steps, k, cut):
+            if t < due or not sampled[k]:
                 continue
             totals = dict(zip(names, zip(alloc.tolist(), requested[k].tolist())))
             self._samples.append(Sample.take(t, lengths, totals, int(running[k])))

@@ -53,10 +53,12 @@ def pods(draw, i: int) -> Pod:
             10, NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),))),))
     elif kind == 2:
         extra["node_selector"] = {"zone": "b"}
+    elif kind == 3:  # fits nowhere, whatever runs: parked while stretches go on
+        extra["node_selector"] = {"zone": "c"}
     ports = [ContainerPort(80, host_port=8080)] if draw(st.integers(0, 5)) == 0 else []
     return Pod(f"p{i}", labels={"app": "web"},
                containers=[Container("c", ports=ports, requests={
-                   "cpu": draw(st.sampled_from([100, 500, 1000, 1500])),
+                   "cpu": draw(st.sampled_from([100, 500, 1000, 1500] + [9000] * (kind == 4))),
                    "memory": draw(st.sampled_from([0, GI]))})],
                priority=draw(st.sampled_from([0, 0, 0, 100])), **extra)
 
@@ -66,7 +68,7 @@ def timelines(draw) -> tuple[ClusterState, list[Event], dict]:
     cluster = draw(clusters())
     events, at = [], 0.0
     for i in range(draw(st.integers(1, 40))):
-        at += draw(st.sampled_from([0.0, 0.25, 1.5, 7.0, 33.0]))
+        at += draw(st.sampled_from([0.0, 0.25, 1.5, 7.0, 33.0, 400.0]))
         name = f"p{draw(st.integers(0, i))}" if draw(st.integers(0, 19)) == 0 else f"p{i}"
         pod = draw(pods(i))
         events.append(Event(at, "create", pod=pod.renamed(name),
@@ -185,3 +187,30 @@ def test_a_burst_cut_short_by_a_pod_that_fits_nowhere_goes_on_in_the_queue():
     bound = [d["pod"] for d in got["decisions"] if d["outcome"] == "bound"]
     assert bound == ["default/p0", "default/p1", "default/p3", "default/late"]
     assert [(s.time, s.running) for s in got["samples"][:3]] == [(0.0, 0), (5.0, 3), (10.0, 4)]
+
+
+def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
+    """A pod asking more cpu than any node has waits in unschedulablePods from the start:
+    every finish (AssignedPodDelete) and every leftover flush after five quiet minutes
+    retries it, and the stretches carry those retries with the arrivals and finishes."""
+    cluster = ClusterState.from_records(
+        [Node(f"n{i}", allocatable={"cpu": 4000, "memory": 16 * GI, "pods": 110})
+         for i in range(3)], [])
+    big = Pod("big", containers=[Container("c", requests={"cpu": 9000})])
+    events = [Event(0.0, "create", pod=big)]
+    events += [Event(1.0 + 10 * i + (900 if i >= 100 else 0), "create",
+                     pod=Pod(f"p{i}", containers=[Container("c", requests={"cpu": 500})]),
+                     duration=25.0) for i in range(200)]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    retries = [d for d in got["decisions"] if d["pod"] == "default/big"]
+    assert {d["outcome"] for d in retries} == {"unschedulable"}
+    finishes = {d["time"] for d in got["decisions"] if d["outcome"] == "finished"}
+    flushes = [d["time"] for d in retries[1:] if d["time"] not in finishes]
+    assert len(retries) == 1 + 200 + len(flushes)  # its first cycle, each finish, each flush
+    # the last finish of the first hundred is at 1016 s: more than 5 min later, on 30 s ticks
+    assert flushes == [1320.0, 1650.0]
+    assert retries[-1]["reason"] == ("0/3 nodes are available: 3 Insufficient cpu. no new "
+                                     "claims to deallocate, preemption: 0/3 nodes are "
+                                     "available: 3 Preemption is not helpful for scheduling.")
+    assert sum(map(len, stretches)) >= 390  # of the 400 arrivals and finishes

@@ -485,13 +485,30 @@ class SchedulingQueue:
         return not (len(self._active) or len(self._backoffq) or self._unschedulable
                     or self._in_flight or self._nominator)
 
+    def parked(self) -> list[QueuedPodInfo] | None:
+        """The pods in unschedulablePods, none of them gated, when no other pod is queued, in
+        flight or nominated (``[]``: :meth:`idle`); ``None`` otherwise."""
+        if len(self._active) or len(self._backoffq) or self._in_flight or self._nominator:
+            return None
+        infos = list(self._unschedulable.values())
+        return None if any(info.gated for info in infos) else infos
+
+    def leftover_flush_after(self, now: float, timestamp: float) -> float:
+        """The first ``flushUnschedulablePodsLeftover`` tick after ``now`` that moves a pod
+        parked at ``timestamp`` (unless something moves it before)."""
+        return leftover_tick(now, timestamp, self.max_in_unschedulable,
+                             UNSCHEDULABLE_FLUSH_PERIOD)
+
     def passed_through(self, now: float, pods: int) -> None:
-        """``pods`` pods were added, popped and done one after another while the queue was
-        :meth:`idle`, the clock moving to ``now``: the counters as those calls leave them (the
-        queue itself as it was)."""
-        if not self.idle():
-            raise ValueError("the queue is not idle")
+        """``pods`` pods were added, popped and done one after another while the queue held
+        only :meth:`parked` pods that none of them moved, the clock moving to ``now``: the
+        counters as those calls leave them (the queue itself as it was). A flush due by
+        ``now`` that would move a parked pod is refused (the caller replays it first)."""
+        if self.parked() is None:
+            raise ValueError("the queue holds pods that are not parked")
         self.advance(now)
+        if self.parked() is None:
+            raise ValueError(f"a flush by {now} moved a parked pod")
         self._quiet = None
         self.scheduling_cycle += pods
         for _ in range(pods):
