@@ -17,6 +17,14 @@ The events at one virtual time go in the Simulator's order: the finishes, then t
 created, as the queue pops them (by priority), then the finishes of those that run 0 s. A pod
 that fits nowhere ends the stretch before that pod: its walk is undone, and it and the pods
 created with it that were not placed go to the queue, as the queue would hold them then.
+
+Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whatever pods come
+and go (a pod larger than every node, or whose selector no node matches: a planner's "never
+fits"). Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet
+minutes; each is popped at once (nothing else is queued) and fails again, changing nothing of
+the nodes. A stretch then holds one event per time and lists those retries; after the loop
+ran, each retry's failure is judged on the nodes' requests as the steps before it left them,
+and the queue replays its moves, pops and requeues in order with the records.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
 from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
+from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
@@ -131,7 +140,7 @@ class ArrivalRuns:
                 & moved_by_binds else self.driver.hopeless_class(fast.framework, fast, pod)
             if c is None:
                 return None
-            out[info.key] = [c, queue.leftover_flush_after(queue.now, info.timestamp)]
+            out[info.key] = [c, self._flush_after(queue.now, info.timestamp)]
         return out
 
     def _run_arrivals(self, until: float | None, progress: Callable[[int], None] | None) -> bool:
@@ -227,12 +236,18 @@ class ArrivalRuns:
                         position, retries)
         return True
 
+    def _flush_after(self, now: float, timestamp: float) -> float:
+        """The first ``flushUnschedulablePodsLeftover`` tick after ``now`` that moves a pod
+        parked at ``timestamp`` (unless something moves it before)."""
+        return leftover_tick(now, timestamp, self.queue.max_in_unschedulable,
+                             UNSCHEDULABLE_FLUSH_PERIOD)
+
     def _retry(self, parked: dict[str, list], keys: tuple[str, ...], t: float, position: int,
                retries: list[_Retry]) -> None:
         """Parked pods ``keys`` moved, popped and parked again at ``t``: their next flush."""
         retries.append(_Retry(position, t, keys))
         for key in keys:
-            parked[key][1] = self.queue.leftover_flush_after(t, t)
+            parked[key][1] = self._flush_after(t, t)
 
     def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
               limit: int) -> bool:

@@ -480,30 +480,19 @@ class SchedulingQueue:
             info.gated = False
             return info
 
-    def idle(self) -> bool:
-        """Whether no pod is queued (gated ones included), in flight or nominated."""
-        return not (len(self._active) or len(self._backoffq) or self._unschedulable
-                    or self._in_flight or self._nominator)
-
     def parked(self) -> list[QueuedPodInfo] | None:
         """The pods in unschedulablePods, none of them gated, when no other pod is queued, in
-        flight or nominated (``[]``: :meth:`idle`); ``None`` otherwise."""
+        flight or nominated (``[]``: none at all); ``None`` otherwise."""
         if len(self._active) or len(self._backoffq) or self._in_flight or self._nominator:
             return None
         infos = list(self._unschedulable.values())
         return None if any(info.gated for info in infos) else infos
 
-    def leftover_flush_after(self, now: float, timestamp: float) -> float:
-        """The first ``flushUnschedulablePodsLeftover`` tick after ``now`` that moves a pod
-        parked at ``timestamp`` (unless something moves it before)."""
-        return leftover_tick(now, timestamp, self.max_in_unschedulable,
-                             UNSCHEDULABLE_FLUSH_PERIOD)
-
     def passed_through(self, now: float, pods: int) -> None:
         """``pods`` pods were added, popped and done one after another while the queue held
-        only :meth:`parked` pods that none of them moved, the clock moving to ``now``: the
-        counters as those calls leave them (the queue itself as it was). A flush due by
-        ``now`` that would move a parked pod is refused (the caller replays it first)."""
+        only :meth:`parked` pods, which they did not move, the clock moving to ``now``: the
+        counters as those calls leave them (the queue itself as it was; a flush by ``now``
+        that moves a parked pod is refused)."""
         if self.parked() is None:
             raise ValueError("the queue holds pods that are not parked")
         self.advance(now)
@@ -584,12 +573,8 @@ class SchedulingQueue:
         if self._held:
             self._held = {k for k in self._held if k in parked and parked[k].gated}
         gated = len(self._held)
-        return {
-            "active": len(self._active),
-            "backoff": len(self._backoffq),
-            "unschedulable": len(self._unschedulable) - gated,
-            "gated": gated,
-        }
+        return {"active": len(self._active), "backoff": len(self._backoffq),
+                "unschedulable": len(self._unschedulable) - gated, "gated": gated}
 
     # ------------------------------------------------------------------ nominator
 
