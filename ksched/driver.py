@@ -390,11 +390,11 @@ class Driver:
     def hopeless_class(self, framework: Framework, fast: FusedLoop, pod: Pod) -> int | None:
         """The class of parked ``pod`` when its cycle is the compiled failing one
         (:meth:`_compiled`: its class plain and failing last time, no running pod's
-        anti-affinity unmodelled, no nomination) and it fails whatever pods come and go
-        (:meth:`CompiledPreemption.hopeless
+        anti-affinity unmodelled, no nomination, no claims for PreEnqueue to wait for) and it
+        fails whatever pods come and go (:meth:`CompiledPreemption.hopeless
         <ksched.compiled_preemption.CompiledPreemption.hopeless>`); else ``None``."""
         c = self.known_class(pod.key)
-        if c is None or pod.nominated_node_name or not self.plain(fast, c) \
+        if c is None or pod.nominated_node_name or pod.resource_claims or not self.plain(fast, c) \
                 or (id(fast), c) not in self._failing or self._anti_affinity_unmodelled(fast):
             return None
         state, compiled = self.assumer.state, self._preemption(framework)
