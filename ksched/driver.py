@@ -421,6 +421,12 @@ class Driver:
         c = self._classes.get(key, -1)
         return None if c == -1 else c
 
+    def remember_class(self, fast: FusedLoop, pod: Pod, c: int) -> None:
+        """``pod``, placed by a run of ``fast`` as class ``c``, keeps that class while it
+        runs (as :meth:`schedule_one` keeps it): its deletion can then join a stretch."""
+        if fast.lasting(pod):
+            self._classes[pod.key] = c
+
     def forget_class(self, key: str) -> None:
         """The pod ``key`` changed or went: its class is found again next time."""
         self._classes.pop(key, None)

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ksched.decisions import BOUND, FINISHED, Decision, Sample
+from ksched.decisions import BOUND, DELETED, FINISHED, Decision, Sample
 from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
@@ -58,7 +58,8 @@ MAX_STRETCH, MIN_STRETCH = 65536, 256
 class _Step(NamedTuple):
     """One step of a stretch: a pod of class ``c`` created (``pod``, running ``duration``) or
     leaving (``pod`` None) node row ``where`` (< 0: the node step ``-1 - where`` placed it on),
-    and the heap and entry it came from (``None``: a finish of a pod the stretch placed)."""
+    and the heap and entry it came from (``None``: a finish of a pod the stretch placed); a
+    pod leaving is recorded as ``left`` (finished, or deleted by the timeline)."""
 
     time: float
     key: str
@@ -67,6 +68,7 @@ class _Step(NamedTuple):
     duration: float | None
     where: int
     entry: tuple | None
+    left: str = FINISHED
 
 
 class _Retry(NamedTuple):
@@ -332,14 +334,18 @@ class ArrivalRuns:
             c = self.driver.plain_class(fast, pod)
             return None if c is None else _Step(t, key, c, pod, event.duration, 0,
                                                 (self._timeline, entry))
-        if event.kind != "finish" or self._finish_at.get(event.name) != t:
-            return None
         key = event.name
+        if event.kind == "finish":
+            if self._finish_at.get(key) != t:
+                return None
+        elif event.kind != "delete" or key in placed or key in self._finish_at:
+            return None  # (a pod bound with a runtime: its finish would be cancelled)
         row = self.assumer.row_of(key)
         c = self.driver.known_class(key)
         if row is None or c is None or not self.driver.plain(fast, c):
             return None
-        return _Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry))
+        return _Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry),
+                     FINISHED if event.kind == "finish" else DELETED)
 
     def _place_stretch(self, fast: Any, steps: list[_Step]) -> tuple[int, np.ndarray]:
         """Run the loop over ``steps``; returns how many of them stand (a pod that fits
@@ -425,7 +431,7 @@ class ArrivalRuns:
                 created = 0
             key, t, pod = step.key, step.time, step.pod
             if pod is None:
-                record(Decision(t, key, FINISHED, names[node]))
+                record(Decision(t, key, step.left, names[node]))
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
@@ -440,6 +446,7 @@ class ArrivalRuns:
                 del durations[key]
             record(Decision(t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
+                self.driver.remember_class(self._lane_loop[1], pod, step.c)
                 pod = pods[key] = made.get(key, pod).with_status(start + t, "")
                 if step.duration is not None:  # held here until due (_release_finishes)
                     at = finish_at[key] = t + durations[key]

@@ -191,8 +191,9 @@ def test_a_burst_cut_short_by_a_pod_that_fits_nowhere_goes_on_in_the_queue():
 
 def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
     """A pod asking more cpu than any node has waits in unschedulablePods from the start:
-    every finish (AssignedPodDelete) and every leftover flush after five quiet minutes
-    retries it, and the stretches carry those retries with the arrivals and finishes."""
+    every finish or deletion (AssignedPodDelete) and every leftover flush after five quiet
+    minutes retries it, and the stretches carry those retries with the arrivals, finishes
+    and deletions."""
     cluster = ClusterState.from_records(
         [Node(f"n{i}", allocatable={"cpu": 4000, "memory": 16 * GI, "pods": 110})
          for i in range(3)], [])
@@ -201,16 +202,22 @@ def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
     events += [Event(1.0 + 10 * i + (900 if i >= 100 else 0), "create",
                      pod=Pod(f"p{i}", containers=[Container("c", requests={"cpu": 500})]),
                      duration=25.0) for i in range(200)]
+    events += [Event(5.0, "create", pod=Pod("kept", containers=[Container("c")])),
+               Event(505.0, "delete", name="default/kept")]
     expected, got = _both(cluster, events)
     assert got == expected
     retries = [d for d in got["decisions"] if d["pod"] == "default/big"]
     assert {d["outcome"] for d in retries} == {"unschedulable"}
-    finishes = {d["time"] for d in got["decisions"] if d["outcome"] == "finished"}
-    flushes = [d["time"] for d in retries[1:] if d["time"] not in finishes]
-    assert len(retries) == 1 + 200 + len(flushes)  # its first cycle, each finish, each flush
+    departures = {d["time"] for d in got["decisions"] if d["outcome"] in ("finished", "deleted")}
+    flushes = [d["time"] for d in retries[1:] if d["time"] not in departures]
+    assert len(retries) == 1 + 201 + len(flushes)  # its first cycle, each departure, flushes
+    assert [(d["time"], d["outcome"]) for d in got["decisions"] if d["pod"] == "default/kept"] \
+        == [(5.0, "bound"), (505.0, "deleted")]
     # the last finish of the first hundred is at 1016 s: more than 5 min later, on 30 s ticks
     assert flushes == [1320.0, 1650.0]
     assert retries[-1]["reason"] == ("0/3 nodes are available: 3 Insufficient cpu. no new "
                                      "claims to deallocate, preemption: 0/3 nodes are "
                                      "available: 3 Preemption is not helpful for scheduling.")
-    assert sum(map(len, stretches)) >= 390  # of the 400 arrivals and finishes
+    assert sum(map(len, stretches)) >= 392  # of the 402 arrivals, finishes and deletions
+    assert [s.time for stretch in stretches for s in stretch
+            if s.key == "default/kept" and s.pod is None] == [505.0]
