@@ -296,7 +296,7 @@ class ArrivalRuns:
             _, j, key = entry
             return _Step(entry[0], key, steps[j].c, None, None, -1 - j, None)
         if heap is not self._held_finishes:
-            return self._timeline_step(fast, entry, placed)
+            return self._timeline_step(fast, entry, steps, placed)
         t, _, key = entry
         found = self._lane_bound.get(key)
         if found is None or self._finish_at.get(key) != t:
@@ -322,8 +322,11 @@ class ArrivalRuns:
             heapq.heappush(self._timeline, (t, seq, Event(t, "finish", name=key)))
             self._lane_bound.pop(key, None)
 
-    def _timeline_step(self, fast: Any, entry: tuple, placed: dict[str, int]) -> _Step | None:
-        """The step a timeline entry is, when the stretch can take it, else ``None``."""
+    def _timeline_step(self, fast: Any, entry: tuple, steps: list[_Step],
+                       placed: dict[str, int]) -> _Step | None:
+        """The step a timeline entry is, when the stretch can take it, else ``None``: a pod
+        created, a bound pod's finish, or its deletion (one placed by the stretch: when it
+        has no runtime to cancel)."""
         t, _, event = entry
         if event.kind == "create":
             pod = self._admit(event.pod)
@@ -338,8 +341,12 @@ class ArrivalRuns:
         if event.kind == "finish":
             if self._finish_at.get(key) != t:
                 return None
-        elif event.kind != "delete" or key in placed or key in self._finish_at:
+        elif event.kind != "delete" or key in self._finish_at:
             return None  # (a pod bound with a runtime: its finish would be cancelled)
+        elif key in placed:
+            j = placed[key]
+            return None if steps[j].duration is not None else _Step(
+                t, key, steps[j].c, None, None, -1 - j, (self._timeline, entry), DELETED)
         row = self.assumer.row_of(key)
         c = self.driver.known_class(key)
         if row is None or c is None or not self.driver.plain(fast, c):

@@ -203,14 +203,16 @@ def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
                      pod=Pod(f"p{i}", containers=[Container("c", requests={"cpu": 500})]),
                      duration=25.0) for i in range(200)]
     events += [Event(5.0, "create", pod=Pod("kept", containers=[Container("c")])),
-               Event(505.0, "delete", name="default/kept")]
+               Event(505.0, "delete", name="default/kept"),
+               Event(7.0, "create", pod=Pod("brief", containers=[Container("c")])),
+               Event(9.0, "delete", name="default/brief")]
     expected, got = _both(cluster, events)
     assert got == expected
     retries = [d for d in got["decisions"] if d["pod"] == "default/big"]
     assert {d["outcome"] for d in retries} == {"unschedulable"}
     departures = {d["time"] for d in got["decisions"] if d["outcome"] in ("finished", "deleted")}
     flushes = [d["time"] for d in retries[1:] if d["time"] not in departures]
-    assert len(retries) == 1 + 201 + len(flushes)  # its first cycle, each departure, flushes
+    assert len(retries) == 1 + 202 + len(flushes)  # its first cycle, each departure, flushes
     assert [(d["time"], d["outcome"]) for d in got["decisions"] if d["pod"] == "default/kept"] \
         == [(5.0, "bound"), (505.0, "deleted")]
     # the last finish of the first hundred is at 1016 s: more than 5 min later, on 30 s ticks
@@ -218,6 +220,7 @@ def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
     assert retries[-1]["reason"] == ("0/3 nodes are available: 3 Insufficient cpu. no new "
                                      "claims to deallocate, preemption: 0/3 nodes are "
                                      "available: 3 Preemption is not helpful for scheduling.")
-    assert sum(map(len, stretches)) >= 392  # of the 402 arrivals, finishes and deletions
-    assert [s.time for stretch in stretches for s in stretch
-            if s.key == "default/kept" and s.pod is None] == [505.0]
+    assert sum(map(len, stretches)) >= 394  # of the 404 arrivals, finishes and deletions
+    assert [(s.key, s.time) for stretch in stretches for s in stretch
+            if s.key in ("default/kept", "default/brief") and s.pod is None] \
+        == [("default/brief", 9.0), ("default/kept", 505.0)]
