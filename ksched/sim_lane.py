@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ksched.decisions import BOUND, DELETED, FINISHED, Decision, Sample
+from ksched.decisions import BOUND, DELETED, FINISHED, UNSCHEDULABLE, Decision, Sample
 from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
@@ -397,6 +397,35 @@ class ArrivalRuns:
                 for key in keys})
         return out
 
+    def _retried_at_once(self, retries: Sequence[_Retry], failures: Sequence[dict]
+                         ) -> list[int] | None:
+        """Where every retry is of one parked pod (and nominates nothing), the queue takes them
+        all at once (:meth:`SchedulingQueue.retried
+        <ksched.queue.scheduling_queue.SchedulingQueue.retried>`): the pod's attempts before
+        them, counted on as they are recorded; else ``None`` (each is replayed)."""
+        keys = {r.keys for r in retries}
+        if len(keys) != 1 or len(next(iter(keys))) != 1:
+            return None
+        (key,) = next(iter(keys))
+        if any(found[key].nominated_node or found[key].victims for found in failures):
+            return None
+        return [self._timed(self.queue.retried, key, [r.time for r in retries],
+                            failures[-1][key].plugins)]
+
+    def _record_retry(self, steps: list[_Step], created: int, attempts: list[int] | None,
+                      retry: _Retry, failures: dict[str, Any]) -> int:
+        """The records of ``retry`` (:meth:`_retried_at_once`'s ``attempts``, or replayed
+        with the pods ``created`` before it); returns the pods created since the last
+        replay."""
+        if attempts is None:
+            self._retry_parked(steps, created, retry, failures)
+            return 0
+        (key,) = retry.keys
+        attempts[0] += 1
+        self.decisions.append(Decision(retry.time, key, UNSCHEDULABLE, None,
+                                       failures[key].message, (), attempts[0]))
+        return created
+
     def _retry_parked(self, steps: list[_Step], created: int, retry: _Retry,
                       failures: dict[str, Any]) -> None:
         """The queue's part of ``retry`` and its records: the ``created`` pods before it
@@ -431,11 +460,11 @@ class ArrivalRuns:
             self._lane_bound
         held, seq, start = self._held_finishes, self._seq, self.start_time
         pending = list(zip(retries, failures))[::-1]
-        created = 0  # pods created since the last retry (passed through the queue then)
+        attempts = self._retried_at_once(retries, failures)
+        created = 0  # pods created since the last retry replayed (passed through the queue)
         for k, (step, node) in enumerate(zip(steps, node_rows)):
             while pending and pending[-1][0].position == k:
-                self._retry_parked(steps, created, *pending.pop())
-                created = 0
+                created = self._record_retry(steps, created, attempts, *pending.pop())
             key, t, pod = step.key, step.time, step.pod
             if pod is None:
                 record(Decision(t, key, step.left, names[node]))
@@ -461,8 +490,7 @@ class ArrivalRuns:
                     bound[key] = (node, step.c)
             entries.append((key, node, pod))
         while pending:
-            self._retry_parked(steps, created, *pending.pop())
-            created = 0
+            created = self._record_retry(steps, created, attempts, *pending.pop())
         sampled = [self._sampled_after(steps, k, cut) for k in range(len(steps))]
         moments, sampled = _with_flushes(steps, sampled, retries)
         footprints = np.stack([self._class_footprint(s.c, s.key, s.pod) if s.c >= 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ksched.api import Pod
 
-__all__ = ["Nominator"]
+__all__ = ["Nominator", "NominatingQueue"]
 
 
 class Nominator:
@@ -68,3 +68,31 @@ class Nominator:
     def pods_for_node(self, node: str) -> list[Pod]:
         """``NominatedPodsForNode``: the pods nominated to ``node``, in nomination order."""
         return list(self._nominated.get(node, ()))
+
+
+class NominatingQueue:
+    """The scheduling queue's nominator operations (a mixin of
+    :class:`~ksched.queue.scheduling_queue.SchedulingQueue`: its ``_nominator``)."""
+
+    _nominator: Nominator
+
+    def add_nominated(self, pod: Pod, node: str) -> None:
+        """``addNominatedPod`` (ModeOverride): nominate ``pod`` to ``node`` ("" clears)."""
+        self._nominator.nominate(pod, node)
+
+    def delete_nominated(self, pod: Pod) -> None:
+        """``DeleteNominatedPodIfExists``."""
+        self._nominator.delete(pod)
+
+    def take_nomination_changes(self) -> set[str]:
+        """The nodes whose nominated pods changed since the last call (for incremental
+        readers of the nominator)."""
+        return self._nominator.take_changes()
+
+    def nominated_pods(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods, and those pods in nomination order."""
+        return self._nominator.nominated_pods()
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        """``NominatedPodsForNode``: the pods nominated to ``node``, in nomination order."""
+        return self._nominator.pods_for_node(node)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ksched.api import Pod
@@ -26,7 +26,7 @@ from ksched.queue.events import (
     pod_update_events,
 )
 from ksched.queue.heap import Heap, LessKey
-from ksched.queue.nominator import Nominator
+from ksched.queue.nominator import Nominator, NominatingQueue
 from ksched.queue.parked_by_time import ParkedByTime
 from ksched.queue.rejected_by import RejectedBy
 from ksched.queue.queued_pod_info import (
@@ -60,7 +60,7 @@ _QUEUE_AFTER_BACKOFF = 1
 _QUEUE_IMMEDIATELY = 2
 
 
-class SchedulingQueue:
+class SchedulingQueue(NominatingQueue):
     """kube-scheduler's ``PriorityQueue`` on a virtual clock.
 
     Parameters
@@ -488,6 +488,29 @@ class SchedulingQueue:
         infos = list(self._unschedulable.values())
         return None if any(info.gated for info in infos) else infos
 
+    def retried(self, key: str, times: Sequence[float], plugins: frozenset[str]) -> int:
+        """The only :meth:`parked` pod, ``key``, moved at each of ``times`` (ascending: by a
+        pod leaving, or a leftover flush due then), popped at once and parked again, rejected
+        each time by ``plugins``: the queue as those moves, :meth:`pop` and requeues leave
+        it, its clock at the last time. Returns the pod's attempts before the first."""
+        parked, n = self.parked(), len(times)
+        if parked is None or [i.key for i in parked] != [key] or not plugins \
+                or parked[0].initial_attempt_timestamp is None \
+                or getattr(parked[0].pod, "scheduling_gates", ()) \
+                or self.pre_enqueue is not None and self.pre_enqueue(parked[0].pod):
+            raise ValueError(f"pod {key} is not the one parked pod, free to move")
+        info, self.now, self._quiet = parked[0], max(self.now, times[-1]), None
+        attempts = info.attempts
+        info.attempts += n
+        info.unschedulable_count += n
+        info.consecutive_errors_count = 0
+        info.timestamp, info.unschedulable_plugins = times[-1], plugins
+        info.pending_plugins = frozenset()
+        self.scheduling_cycle += n
+        self._marks = itertools.count(next(self._marks) + n)
+        self._park(info)
+        return attempts
+
     def passed_through(self, now: float, pods: int) -> None:
         """``pods`` pods were added, popped and done one after another while the queue held
         only :meth:`parked` pods, which they did not move, the clock moving to ``now``: the
@@ -575,26 +598,3 @@ class SchedulingQueue:
         gated = len(self._held)
         return {"active": len(self._active), "backoff": len(self._backoffq),
                 "unschedulable": len(self._unschedulable) - gated, "gated": gated}
-
-    # ------------------------------------------------------------------ nominator
-
-    def add_nominated(self, pod: Pod, node: str) -> None:
-        """``addNominatedPod`` (ModeOverride): nominate ``pod`` to ``node`` ("" clears)."""
-        self._nominator.nominate(pod, node)
-
-    def delete_nominated(self, pod: Pod) -> None:
-        """``DeleteNominatedPodIfExists``."""
-        self._nominator.delete(pod)
-
-    def take_nomination_changes(self) -> set[str]:
-        """The nodes whose nominated pods changed since the last call (for incremental
-        readers of the nominator)."""
-        return self._nominator.take_changes()
-
-    def nominated_pods(self) -> dict[str, list[Pod]]:
-        """Every node with nominated pods, and those pods in nomination order."""
-        return self._nominator.nominated_pods()
-
-    def nominated_pods_for_node(self, node: str) -> list[Pod]:
-        """``NominatedPodsForNode``: the pods nominated to ``node``, in nomination order."""
-        return self._nominator.pods_for_node(node)
