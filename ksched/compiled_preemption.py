@@ -128,7 +128,7 @@ class _ClassWalk:
     nominations index), its output buffers, and the diagnoses worded so far."""
 
     __slots__ = ("index", "order", "base_counts", "stamps", "codes", "static_counts",
-                 "potential", "diagnoses")
+                 "potential", "diagnoses", "walked")
 
     def __init__(self, index: NominatedPods, plan: ClassPlan, state: ClusterState) -> None:
         num_nodes, num_static = state.num_nodes, max(len(plan.static.table), 1)
@@ -141,6 +141,8 @@ class _ClassWalk:
         self.static_counts = np.zeros(num_static, dtype=np.int64)
         self.potential = np.empty(num_nodes, dtype=np.int64)
         self.diagnoses: dict[tuple[bytes, bytes, bytes], tuple[str, frozenset[str]]] = {}
+        self.walked = np.zeros(num_nodes, dtype=np.bool_)
+        self.walked[self.order] = True
 
 
 class CompiledPreemption:
@@ -226,9 +228,7 @@ class CompiledPreemption:
             return None
         vector, checked, count_only, missing = plan.fit.inputs
         mask, extra = index.relevant(pod)
-        walk = self._walks.get(c)
-        if walk is None or walk.index is not index:
-            walk = self._walks[c] = _ClassWalk(index, plan, state)
+        walk = self._walk(c, plan, index, state)
         # The cached codes hold for the class's own priority: not where the pod's own
         # nomination or pods straddling its priority made the index sum nodes afresh.
         cached = extra is index.total and requested is None
@@ -244,6 +244,19 @@ class CompiledPreemption:
         message, plugins = self._diagnosis(plan, walk, distinct)
         return self._post_filter(plan, pod, assumer, index, rng, walk.potential[:found],
                                  message, plugins)
+
+    def _walk(self, c: int, plan: ClassPlan, index: NominatedPods, state: ClusterState
+              ) -> _ClassWalk:
+        walk = self._walks.get(c)
+        if walk is None or walk.index is not index:
+            walk = self._walks[c] = _ClassWalk(index, plan, state)
+        return walk
+
+    def walked(self, c: int, plan: ClassPlan, index: NominatedPods, state: ClusterState
+               ) -> np.ndarray:
+        """bool[N]: the nodes the failing walk of class ``c`` visits, whose verdicts can
+        change (the others fail a node-static filter before NodeResourcesFit)."""
+        return self._walk(c, plan, index, state).walked
 
     def hopeless(self, c: int, plan: ClassPlan, state: ClusterState) -> bool:
         """Whether a pod of class ``c`` (its ``plan``) fits nowhere, and preemption helps nowhere,

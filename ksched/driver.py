@@ -401,19 +401,31 @@ class Driver:
         plan = compiled.plan(c, pod, state)
         return c if plan is not None and compiled.hopeless(c, plan, state) else None
 
+    def hopeless_walked(self, framework: Framework, c: int, pod: Pod,
+                        nominated: NominatedPods) -> np.ndarray:
+        """bool[N]: the nodes whose requests the failure of a pod of :meth:`hopeless_class`
+        ``c`` reads (:meth:`CompiledPreemption.walked
+        <ksched.compiled_preemption.CompiledPreemption.walked>`)."""
+        state, compiled = self.assumer.state, self._preemption(framework)
+        return compiled.walked(c, compiled.plan(c, pod, state), nominated, state)
+
     def hopeless_failure(self, framework: Framework, c: int, pod: Pod, nominated: NominatedPods,
-                         rng: np.random.Generator | None, requested: np.ndarray) -> Failure:
+                         rng: np.random.Generator | None, requested: np.ndarray,
+                         again: Failure | None = None) -> Failure:
         """The cycle of a pod of :meth:`hopeless_class` ``c``, on the nodes with
         ``requested`` (their requests then), as :meth:`schedule_one` runs it: the failure,
-        its nodes counted as evaluated."""
+        its nodes counted as evaluated. ``again``: the pod's last failure, where none of the
+        nodes :meth:`hopeless_walked` changed since (it stands)."""
         state = self.assumer.state
+        self.counters.nodes_evaluated += state.num_nodes
+        if again is not None:
+            return again
         compiled = self._preemption(framework)
         failure = compiled.fail(c, compiled.plan(c, pod, state), pod, self.assumer, nominated,
                                 rng, requested)
         if failure is None:
             raise RuntimeError(f"pod {pod.key}: its class was found to fit nowhere, yet it "
                                f"fits or its failure is not modelled")
-        self.counters.nodes_evaluated += state.num_nodes
         return failure
 
     def known_class(self, key: str) -> int | None:

@@ -386,25 +386,31 @@ class ArrivalRuns:
         out: list[dict[str, Any]] = []
         if not retries:
             return out
-        index, framework, k = self._nominations(), fast.framework, 0
+        index, framework, driver, k = self._nominations(), fast.framework, self.driver, 0
+        walked = {key: driver.hopeless_walked(framework, c, self._pods[key], index)
+                  for key, (c, _) in parked.items()}
+        last: dict[str, Any] = {}  # each pod's last failure while its walk's nodes stand
         for position, _, keys in retries:
             for step, node in zip(steps[k:position], nodes[k:position].tolist()):
                 change = self._class_footprint(step.c, step.key, step.pod)
                 requested[node] += change if step.pod is not None else -change
+                for key in [key for key in last if walked[key][node]]:
+                    del last[key]
             k = position
-            out.append({key: self.driver.hopeless_failure(
-                framework, parked[key][0], self._pods[key], index, self.rng, requested)
-                for key in keys})
+            for key in keys:
+                last[key] = driver.hopeless_failure(framework, parked[key][0], self._pods[key],
+                                                    index, self.rng, requested, last.get(key))
+            out.append({key: last[key] for key in keys})
         return out
 
     def _retried_at_once(self, retries: Sequence[_Retry], failures: Sequence[dict]
                          ) -> list[int] | None:
-        """Where every retry is of one parked pod (and nominates nothing), the queue takes them
+        """Where one pod is parked (and its retries nominate nothing), the queue takes them
         all at once (:meth:`SchedulingQueue.retried
         <ksched.queue.scheduling_queue.SchedulingQueue.retried>`): the pod's attempts before
         them, counted on as they are recorded; else ``None`` (each is replayed)."""
         keys = {r.keys for r in retries}
-        if len(keys) != 1 or len(next(iter(keys))) != 1:
+        if len(keys) != 1 or len(next(iter(keys))) != 1 or len(self.queue.parked() or ()) != 1:
             return None
         (key,) = next(iter(keys))
         if any(found[key].nominated_node or found[key].victims for found in failures):

@@ -55,6 +55,8 @@ def pods(draw, i: int) -> Pod:
         extra["node_selector"] = {"zone": "b"}
     elif kind == 3:  # fits nowhere, whatever runs: parked while stretches go on
         extra["node_selector"] = {"zone": "c"}
+    elif kind == 4:  # with 9000m, as kind 3: zone a fails by its selector, zone b by cpu
+        extra["node_selector"] = {"zone": "b"}
     ports = [ContainerPort(80, host_port=8080)] if draw(st.integers(0, 5)) == 0 else []
     return Pod(f"p{i}", labels={"app": "web"},
                containers=[Container("c", ports=ports, requests={
