@@ -133,7 +133,9 @@ class ArrivalRuns:
         (``SchedulerPopFromBackoffQ``); else ``None``."""
         queue = self.queue
         parked = queue.parked()
-        if parked is None or (parked and not queue.pop_from_backoff):
+        if not parked:
+            return None if parked is None else {}
+        if not queue.pop_from_backoff:
             return None
         out, moved_by_binds = {}, set(self._pod_add.plugins)
         for info in parked:
@@ -488,7 +490,8 @@ class ArrivalRuns:
                 del durations[key]
             record(Decision(t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
-                self.driver.remember_class(self._lane_loop[1], pod, step.c)
+                if step.duration is None:  # (one with a runtime leaves by its held finish)
+                    self.driver.remember_class(self._lane_loop[1], pod, step.c)
                 pod = pods[key] = made.get(key, pod).with_status(start + t, "")
                 if step.duration is not None:  # held here until due (_release_finishes)
                     at = finish_at[key] = t + durations[key]
