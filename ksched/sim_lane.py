@@ -22,9 +22,10 @@ Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whate
 and go (a pod larger than every node, or whose selector no node matches: a planner's "never
 fits"). Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet
 minutes; each is popped at once (nothing else is queued) and fails again, changing nothing of
-the nodes. A stretch then holds one event per time and lists those retries; after the loop
-ran, each retry's failure is judged on the nodes' requests as the steps before it left them,
-and the queue replays its moves, pops and requeues in order with the records.
+the nodes. A stretch then holds, per time, one pod leaving (and those retries) or pods
+created only; after the loop ran, each retry's failure is judged on the nodes' requests as
+the steps before it left them (the last one stands while no node its walk visits changed),
+and the queue takes the retries in order with the records (all at once for one pod).
 """
 
 from __future__ import annotations
@@ -189,9 +190,9 @@ class ArrivalRuns:
         The events at one virtual time go as the Simulator takes them: the finishes in the
         order they were pushed, then the pods created in the order the queue pops them
         (:meth:`_time`), then the finishes of those that run 0 s (pushed as they are bound,
-        due when the queue is empty again). With pods parked, a time holds one event (then
-        the parked pods' retries, after a finish), and a leftover flush that moves one comes
-        between two times (:meth:`_flushes`)."""
+        due when the queue is empty again). With pods parked, a time holds one pod leaving
+        (then the parked pods' retries) or pods created, and a leftover flush that moves one
+        comes between two times (:meth:`_flushes`)."""
         timeline, held, steps, retries = self._timeline, self._held_finishes, [], []
         local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
@@ -214,7 +215,7 @@ class ArrivalRuns:
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or _shared(t, heap):
-                if parked or not self._time(fast, t, steps, local, placed, limit):
+                if not self._time(fast, t, steps, local, placed, limit, bool(parked)):
                     break
             else:  # one event at ``t`` (the usual case)
                 step = self._heap_step(fast, heap, heap[0], steps, local, placed)
@@ -254,12 +255,13 @@ class ArrivalRuns:
             parked[key][1] = self._flush_after(t, t)
 
     def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
-              limit: int) -> bool:
+              limit: int, parked: bool) -> bool:
         """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
         and return ``True``; or leave them where they are and return ``False`` where the
         stretch cannot take one of them, or they would pass ``limit``. Pods created at one
         time are popped by priority (PrioritySort; a custom sort: one at a time), then as
-        they came."""
+        they came. With pods ``parked``, pods created only (a pod leaving would move the
+        parked ones among them)."""
         due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
         finishes: list[tuple[tuple[int, int], _Step]] = []
         creates: list[tuple[int, _Step]] = []
@@ -278,7 +280,7 @@ class ArrivalRuns:
                     finishes.append(((0, entry[1]), step))
                 else:
                     creates.append((entry[1], step))
-        if refused or (len(creates) > 1 and (
+        if refused or (parked and finishes) or (len(creates) > 1 and (
                 not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
             for heap, entry in taken:
                 heapq.heappush(heap, entry)
