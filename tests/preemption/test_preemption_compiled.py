@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import attrs
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ksched import ClusterState, Container, Node, Pod
 from ksched.api import Taint, Toleration
 from ksched.cache import Assumer
-from ksched.compiled_preemption import preemption_handle
+from ksched.compiled_preemption import CompiledPreemption, preemption_handle
 from ksched.framework.diagnosis import NodeStatuses
 from ksched.framework.interfaces import Cycle
 from ksched.framework.nominator import NominatedPods
@@ -316,3 +317,27 @@ def test_compiled_preemption_evicts_the_least_important_and_binds_on_retry(monke
         ("default/c", "preempted", "n2", ()),
         ("default/high", "unschedulable", None, ()),
         ("default/high", "bound", "n2", ())]
+
+
+@pytest.mark.parametrize("cpu, zone, hopeless", [
+    (9000, None, True),    # more than any node has
+    (3000, None, False),   # n1 has room for it once its pod leaves
+    (100, "c", True),      # no node's zone matches
+    (3000, "a", True),     # n0 matches, but has 2 cpus
+    (3000, "b", False),    # n1 matches and has 4 (3.5 taken now)
+])
+def test_a_class_is_hopeless_where_no_node_can_ever_take_it(cpu, zone, hopeless):
+    """The simulator's stretches carry a parked pod only while it fails whatever pods come
+    and go: on every node a node-static filter fails for good, or the pod asks more than
+    the node has (NodeResourcesFit's unresolvable insufficiency)."""
+    nodes = [Node(f"n{i}", labels={"zone": z}, allocatable={"cpu": c, "pods": 10})
+             for i, (z, c) in enumerate([("a", 2000), ("b", 4000)])]
+    busy = Pod("busy", node_name="n1", containers=[Container("c", requests={"cpu": 3500})])
+    state = ClusterState.from_records(nodes, [busy])
+    pod = Pod("p", node_selector={"zone": zone} if zone else None,
+              containers=[Container("c", requests={"cpu": cpu})])
+    compiled = CompiledPreemption(Framework(default_profile()),
+                                  np.zeros(state.num_nodes, dtype=np.int64))
+    plan = compiled.plan(0, pod, state)
+    assert plan is not None
+    assert compiled.hopeless(0, plan, state) is hopeless
