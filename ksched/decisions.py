@@ -4,7 +4,7 @@ the result with its summary (the :class:`~ksched.simulator.Simulator`'s output).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -69,12 +69,32 @@ class Sample:
         """A sample: the queue's ``lengths`` by sub-queue, the pods running, and the
         cluster's ``totals`` (resource -> (allocatable, requested), kept by the simulator's
         :class:`~ksched.utilisation.UtilisationMeter`, not summed over the nodes here)."""
-        cpu, memory = totals.get(CPU, (0, 0)), totals.get(MEMORY, (0, 0))
-        extended = {r: {"allocatable": a, "requested": q, "free": a - q}
-                    for r, (a, q) in totals.items() if a > 0 and _is_extended(r)}
-        return cls(time, lengths["active"], lengths["backoff"], lengths["unschedulable"],
-                   lengths["gated"], running, cpu[1] / cpu[0] if cpu[0] else 0.0,
-                   memory[1] / memory[0] if memory[0] else 0.0, extended)
+        take = cls.maker(list(totals), [a for a, _ in totals.values()])
+        return take(time, lengths, [q for _, q in totals.values()], running)
+
+    @classmethod
+    def maker(cls, names: Sequence[str], allocatable: Sequence[int]
+              ) -> Callable[[float, Mapping[str, int], Sequence[int], int], Sample]:
+        """:meth:`take` for the totals of the resources ``names``, with ``allocatable`` of
+        each, worked out once: called with the time, the queue's lengths, the requested
+        totals (in ``names``' order) and the pods running."""
+        at = {r: j for j, r in enumerate(names)}
+        cpu, memory = at.get(CPU, -1), at.get(MEMORY, -1)
+        cpu_total = allocatable[cpu] if cpu >= 0 else 0
+        memory_total = allocatable[memory] if memory >= 0 else 0
+        extended = [(j, r, a) for j, (r, a) in enumerate(zip(names, allocatable))
+                    if a > 0 and _is_extended(r)]
+
+        def take(time: float, lengths: Mapping[str, int], requested: Sequence[int],
+                 running: int) -> Sample:
+            return cls(time, lengths["active"], lengths["backoff"], lengths["unschedulable"],
+                       lengths["gated"], running,
+                       requested[cpu] / cpu_total if cpu_total else 0.0,
+                       requested[memory] / memory_total if memory_total else 0.0,
+                       {r: {"allocatable": a, "requested": requested[j],
+                            "free": a - requested[j]} for j, r, a in extended})
+
+        return take
 
 
 @attrs.frozen(eq=False)

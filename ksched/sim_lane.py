@@ -564,14 +564,13 @@ class ArrivalRuns:
         Simulator samples after (``sampled``; ``requested``: the totals after each,
         ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
         queue as it stands after each: as now, its parked pods parked again)."""
-        due, names, alloc = self._next_sample, self._usage.names, self._usage.allocatable.tolist()
-        lengths = self.queue.lengths()
+        due, lengths = self._next_sample, self.queue.lengths()
+        take = Sample.maker(self._usage.names, self._usage.allocatable.tolist())
         for k, step in enumerate(moments):
             t = step.time
             if t < due or not sampled[k]:
                 continue
-            totals = dict(zip(names, zip(alloc, requested[k].tolist())))
-            self._samples.append(Sample.take(t, lengths, totals, int(running[k])))
+            self._samples.append(take(t, lengths, requested[k].tolist(), int(running[k])))
             due = next_sample_time(due, t, self.sample_every)
         self._next_sample = due
 
