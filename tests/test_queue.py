@@ -748,3 +748,42 @@ def test_nominator():
     c = mkpod("c", nominated_node_name="n3")
     q.add(c)
     assert q.nominated_pods_for_node("n3") == [c]
+
+
+@pytest.mark.parametrize("times", [[2.0], [2.0, 2.5, 40.0], [3.0, 400.0, 731.0]])
+def test_retried_leaves_what_moves_pops_and_requeues_leave(times):
+    """``retried``: the one parked pod moved (AssignedPodDelete), popped and parked again
+    at each time, as the simulator's stretches record it, against those calls one by one."""
+    def parked_queue() -> SchedulingQueue:
+        q = SchedulingQueue()
+        q.add(mkpod("big", priority=5))
+        info = q.pop()
+        info.unschedulable_plugins = frozenset({FIT})
+        q.add_unschedulable_if_not_present(info, q.scheduling_cycle)
+        return q
+
+    one_by_one, at_once = parked_queue(), parked_queue()
+    plugins = frozenset({FIT, "NodeAffinity"})
+    for t in times:
+        one_by_one.advance(t)
+        one_by_one.move_all_to_active_or_backoff("AssignedPodDelete")
+        info = one_by_one.pop()
+        info.unschedulable_plugins = plugins
+        one_by_one.add_unschedulable_if_not_present(info, one_by_one.scheduling_cycle)
+    assert at_once.retried("default/big", times, plugins) == 1
+
+    def state(q: SchedulingQueue) -> tuple:
+        [info] = q.parked()
+        return (info.attempts, info.unschedulable_count, info.consecutive_errors_count,
+                info.timestamp, info.unschedulable_plugins, q.scheduling_cycle, q.now,
+                q.lengths(), q.next_event_time())
+
+    assert state(at_once) == state(one_by_one)
+    assert state(at_once)[:2] == (1 + len(times), 1 + len(times))
+    for q in (one_by_one, at_once):  # the next move, a newcomer, and the pops after them
+        q.advance(times[-1] + 1.0)
+        q.add(mkpod("small", priority=5))
+        q.move_all_to_active_or_backoff("AssignedPodDelete")
+    assert drain(at_once) == drain(one_by_one)
+    with pytest.raises(ValueError, match="not the one parked pod"):
+        at_once.retried("default/big", [times[-1] + 2.0], plugins)  # it is in flight now
