@@ -368,6 +368,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         """``updatePodInCache``: a bound pod changed in place (labels, requests), kept on its
         node: the cache's ``UpdatePod``, then the events of the change for the queue."""
         old, pod = self.driver.replace(pod)
+        self._lane_bound.pop(pod.key, None)  # a held finish of the old pod's class is stale
         self._usage.remove(self.assumer.footprint(old)[0])
         self._usage.add(self.assumer.footprint(pod)[0])
         self._pods[pod.key] = pod

@@ -7,6 +7,7 @@ same, on random timelines where stretches end at samples, ``until``, pods that f
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -78,6 +79,12 @@ def timelines(draw) -> tuple[ClusterState, list[Event], dict]:
         other = draw(st.integers(0, 24))
         if other == 0:
             events.append(Event(at + 0.5, "delete", name=f"default/p{i}"))
+        elif other == 2:  # relabelled or resized, pending or bound (a held finish goes stale)
+            changed = attrs.evolve(pod.renamed(name), labels={"app": "web", "v": "2"}) \
+                if draw(st.booleans()) else attrs.evolve(pod.renamed(name), containers=[
+                    attrs.evolve(pod.containers[0], requests={"cpu": 100, "memory": GI})])
+            events.append(Event(at + draw(st.sampled_from([0.5, 5.0, 50.0])), "update",
+                                pod=changed))
         elif other == 1 and cluster.num_nodes > 1:
             events.append(Event(at + 3.0, "cordon", name="n0"))
             events.append(Event(at + 9.0, "uncordon", name="n0"))
