@@ -3,7 +3,8 @@
 (``batched=False``): the decisions, samples, utilisation, the final cluster (its pods in log
 order and each node's pods in ``NodeInfo.Pods`` order) and the queue's counters must be the
 same, on random timelines where stretches end at samples, ``until``, pods that fit nowhere
-(and may preempt), deletions, node changes, pods the loop does not model and equal times."""
+(and may preempt), deletions, updates, node changes, pods the loop does not model and equal
+times, and go on while pods that fit nowhere whatever runs wait parked."""
 
 from __future__ import annotations
 
