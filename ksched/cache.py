@@ -311,7 +311,7 @@ class Assumer:
             return
         found = self._serial[:len(self._log)].searchsorted([s for s, _ in logged]).tolist()
         for row, (serial, node) in zip(found, logged):
-            if log_pod(self._log[row]).has_pod_affinity:
+            if self._affinity_pods and log_pod(self._log[row]).has_pod_affinity:
                 self.affinity_version += 1
             if self._table is not None:
                 self._table.discard(node, serial)

@@ -3,7 +3,9 @@ the result with its summary (the :class:`~ksched.simulator.Simulator`'s output).
 
 from __future__ import annotations
 
+import collections
 import functools
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -116,12 +118,13 @@ class SimulationResult:
         utilisation (time-averaged over the virtual time and its peak, see
         :mod:`ksched.utilisation`; per extended resource too) and the wall time (with the
         queue's share)."""
-        first_bound: dict[str, float] = {}
-        for d in self.decisions:
-            if d.outcome == BOUND and d.pod not in first_bound:
-                first_bound[d.pod] = d.time - self.created.get(d.pod, d.time)
-        waits = np.array(sorted(first_bound.values()), dtype=np.float64)
-        count = lambda outcome: sum(d.outcome == outcome for d in self.decisions)  # noqa: E731
+        # each pod's first binding: in reverse time order, the first one is written last
+        first_bound = {d.pod: d.time for d in reversed(self.decisions) if d.outcome == BOUND}
+        created = self.created
+        waits = np.array(sorted(t - created.get(pod, t) for pod, t in first_bound.items()),
+                         dtype=np.float64)
+        outcomes = collections.Counter(map(operator.attrgetter("outcome"), self.decisions))
+        count = outcomes.__getitem__
         quantile = (lambda q: float(np.quantile(waits, q, method="inverted_cdf"))  # noqa: E731
                     if len(waits) else None)
         return {

@@ -119,6 +119,9 @@ class FusedLoop:
         self.layout = state
         self.classes: dict[tuple, int | None] = {}
         self.classes_by_identity: dict[tuple, int | None] = {}
+        #: Per containers object, the last pod signature seen with it and its class: replicas
+        #: share their containers, and a tuple of the same objects compares equal at once.
+        self._last_by_containers: dict[int, tuple[tuple, int | None]] = {}
         #: Pod signature -> its class, or ``None`` where the loop does not take such pods
         #: (pods of one spec arriving as separate objects, as in the simulator).
         self.verdicts: dict[tuple, int | None] = {}
@@ -213,14 +216,18 @@ class FusedLoop:
         if pod.volumes and has_claims(pod):
             return self._claim_class(pod, state)
         key = pod_signature(pod)
+        workloads = state.objects.get("workloads")
+        last = self._last_by_containers.get(id(pod.containers))
+        if last is not None and last[0] == key and (last[1] is None or not workloads):
+            return last[1]  # (a tuple compares its items by identity first)
         identity = tuple(map(id, key))
         found = self.classes_by_identity.get(identity, _UNSEEN)
-        workloads = state.objects.get("workloads")
         if found is _UNSEEN or (found is not None and workloads):
             found = self.verdicts.get(key, _UNSEEN) if not workloads else _UNSEEN
             if found is _UNSEEN:
                 found = self.verdicts[key] = self._new_verdict(pod, key, state, not workloads)
             self.classes_by_identity[identity] = found
+        self._last_by_containers[id(pod.containers)] = key, found
         return found
 
     def _new_verdict(self, pod: Pod, key: tuple, state: ClusterState, shares: bool

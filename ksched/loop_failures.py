@@ -121,6 +121,8 @@ class FailureWording:
         self._messages: dict[tuple, str] = {}
         self._fit_statuses: dict[tuple[int, int], Status] = {}
         self._cycles: dict[int, Cycle] = {}
+        #: Per fit status (by identity, with it), the same status naming the plugin.
+        self._named: dict[int, tuple[Status, Status]] = {}
 
     def message(self, c: int, keys: np.ndarray, counts: np.ndarray) -> str:
         """The message of class ``c``'s tally (``counts``: the nodes with each key)."""
@@ -143,6 +145,9 @@ class FailureWording:
             cycle = self._cycles.get(c)
             if cycle is None:
                 cycle = self._cycles[c] = Cycle(self.layout, self.tables.pods[c])
-            found = self._fit_statuses[(c, code)] = \
-                self.fit.status_of_code(cycle, code).with_plugin(self.fit_name)
+            status = self.fit.status_of_code(cycle, code)  # (one object per wording)
+            named = self._named.get(id(status))
+            if named is None or named[0] is not status:
+                named = self._named[id(status)] = status, status.with_plugin(self.fit_name)
+            found = self._fit_statuses[(c, code)] = named[1]
         return found

@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from ksched.framework.tiebreak import RANDOM
 from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
+from ksched.sim_steps import Retry, Step, sampled_after, shared_at, step_columns, with_flushes
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
@@ -54,57 +55,6 @@ __all__ = ["ArrivalRuns", "MAX_STRETCH", "MIN_STRETCH"]
 #: doubles after each stretch the loop ran whole and falls back after one a pod that fits
 #: nowhere cut short (the steps after that pod are made again).
 MAX_STRETCH, MIN_STRETCH = 65536, 256
-
-
-class _Step(NamedTuple):
-    """One step of a stretch: a pod of class ``c`` created (``pod``, running ``duration``) or
-    leaving (``pod`` None) node row ``where`` (< 0: the node step ``-1 - where`` placed it on),
-    and the heap and entry it came from (``None``: a finish of a pod the stretch placed); a
-    pod leaving is recorded as ``left`` (finished, or deleted by the timeline)."""
-
-    time: float
-    key: str
-    c: int
-    pod: Any
-    duration: float | None
-    where: int
-    entry: tuple | None
-    left: str = FINISHED
-
-
-class _Retry(NamedTuple):
-    """Parked pods ``keys`` moved at ``time`` (by the finish that is the step before, or by
-    a leftover flush), popped and failing again, after the first ``position`` steps."""
-
-    position: int
-    time: float
-    keys: tuple[str, ...]
-
-
-def _with_flushes(steps: list[_Step], sampled: list[bool], retries: Sequence[_Retry]
-                  ) -> tuple[list[_Step], list[bool]]:
-    """``steps`` and whether a sample may follow each (``sampled``), with a step of no event
-    (class -1) at each leftover flush among ``retries``: a time of its own, between two
-    steps', where the Simulator's clock stops and samples."""
-    flushes = [r for r in retries if not (r.position and steps[r.position - 1].pod is None
-                                           and steps[r.position - 1].time == r.time)]
-    if not flushes:
-        return steps, sampled
-    moments, flags, k = [], [], 0
-    for r in flushes:
-        moments += steps[k:r.position]
-        flags += sampled[k:r.position]
-        moments.append(_Step(r.time, "", -1, None, None, 0, None))
-        flags.append(True)
-        k = r.position
-    return moments + steps[k:], flags + sampled[k:]
-
-
-def _shared(t: float, heap: list) -> bool:
-    """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
-    smallest is a child of the root)."""
-    n = len(heap)
-    return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
 
 
 class ArrivalRuns:
@@ -183,7 +133,7 @@ class ArrivalRuns:
     # ------------------------------------------------------------------ the stretch
 
     def _stretch(self, fast: Any, until: float | None, limit: int, parked: dict[str, list]
-                 ) -> tuple[list[_Step], list[_Retry]]:
+                 ) -> tuple[list[Step], list[Retry]]:
         """The steps of the stretch that starts now (at most ``limit``, but whole times),
         taken off their heaps (each step knows its entry: put back when the step is undone),
         and the retries of the ``parked`` pods (:meth:`_hopeless_parked`) they make.
@@ -214,22 +164,27 @@ class ArrivalRuns:
                                                  local, placed))
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
-            if (t0 == t) + (t1 == t) + (t2 == t) > 1 or _shared(t, heap):
+            if (t0 == t) + (t1 == t) + (t2 == t) > 1 or shared_at(t, heap):
                 if not self._time(fast, t, steps, local, placed, limit, bool(parked)):
                     break
-            else:  # one event at ``t`` (the usual case)
+            elif heap is local:  # one event at ``t`` (the usual case): a pod placed here leaves
+                _, j, key = heapq.heappop(local)
+                steps.append(Step(t, key, steps[j].c, None, None, -1 - j, None))
+                if parked:  # AssignedPodDelete moves every parked pod
+                    self._retry(parked, tuple(parked), t, len(steps), retries)
+            else:
                 step = self._heap_step(fast, heap, heap[0], steps, local, placed)
                 if step is None:
                     break
                 heapq.heappop(heap)
                 self._take(step, steps, local, placed)
-                if parked and step.pod is None:  # AssignedPodDelete moves every parked pod
+                if parked and step.pod is None:
                     self._retry(parked, tuple(parked), t, len(steps), retries)
             last = t
         return steps, retries
 
     def _flushes(self, parked: dict[str, list], t: float, position: int,
-                 retries: list[_Retry]) -> bool:
+                 retries: list[Retry]) -> bool:
         """The retries of the leftover flushes before ``t`` (after ``position`` steps), of
         the parked pods each moves; ``False`` where one falls at ``t`` (the stretch ends
         before it: the queue's timers run before the time's events)."""
@@ -248,13 +203,13 @@ class ArrivalRuns:
                              UNSCHEDULABLE_FLUSH_PERIOD)
 
     def _retry(self, parked: dict[str, list], keys: tuple[str, ...], t: float, position: int,
-               retries: list[_Retry]) -> None:
+               retries: list[Retry]) -> None:
         """Parked pods ``keys`` moved, popped and parked again at ``t``: their next flush."""
-        retries.append(_Retry(position, t, keys))
+        retries.append(Retry(position, t, keys))
         for key in keys:
             parked[key][1] = self._flush_after(t, t)
 
-    def _time(self, fast: Any, t: float, steps: list[_Step], local: list, placed: dict,
+    def _time(self, fast: Any, t: float, steps: list[Step], local: list, placed: dict,
               limit: int, parked: bool) -> bool:
         """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
         and return ``True``; or leave them where they are and return ``False`` where the
@@ -263,8 +218,8 @@ class ArrivalRuns:
         they came. With pods ``parked``, pods created only (a pod leaving would move the
         parked ones among them)."""
         due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
-        finishes: list[tuple[tuple[int, int], _Step]] = []
-        creates: list[tuple[int, _Step]] = []
+        finishes: list[tuple[tuple[int, int], Step]] = []
+        creates: list[tuple[int, Step]] = []
         taken: list[tuple[list, tuple]] = []  # (heap, entry), to put back
         refused = False
         for heap in due:
@@ -292,23 +247,23 @@ class ArrivalRuns:
             self._take(step, steps, local, placed)
         return True
 
-    def _heap_step(self, fast: Any, heap: list, entry: tuple, steps: list[_Step], local: list,
-                   placed: dict) -> _Step | None:
+    def _heap_step(self, fast: Any, heap: list, entry: tuple, steps: list[Step], local: list,
+                   placed: dict) -> Step | None:
         """The step of an entry of the timeline, of the held finishes or of ``local`` (the
         finishes of the pods this stretch placed), when the stretch can take it."""
         if heap is local:
             _, j, key = entry
-            return _Step(entry[0], key, steps[j].c, None, None, -1 - j, None)
+            return Step(entry[0], key, steps[j].c, None, None, -1 - j, None)
         if heap is not self._held_finishes:
             return self._timeline_step(fast, entry, steps, placed)
         t, _, key = entry
         found = self._lane_bound.get(key)
         if found is None or self._finish_at.get(key) != t:
             return None  # no longer the pod placed here: the Simulator's (see _run)
-        return _Step(t, key, found[1], None, None, found[0], (heap, entry))
+        return Step(t, key, found[1], None, None, found[0], (heap, entry))
 
     @staticmethod
-    def _take(step: _Step, steps: list[_Step], local: list, placed: dict) -> None:
+    def _take(step: Step, steps: list[Step], local: list, placed: dict) -> None:
         """Append ``step``; a pod created is placed at that step, and finishes, if it
         runs for a time, then (``local``)."""
         if step.pod is not None:
@@ -326,8 +281,8 @@ class ArrivalRuns:
             heapq.heappush(self._timeline, (t, seq, Event(t, "finish", name=key)))
             self._lane_bound.pop(key, None)
 
-    def _timeline_step(self, fast: Any, entry: tuple, steps: list[_Step],
-                       placed: dict[str, int]) -> _Step | None:
+    def _timeline_step(self, fast: Any, entry: tuple, steps: list[Step],
+                       placed: dict[str, int]) -> Step | None:
         """The step a timeline entry is, when the stretch can take it, else ``None``: a pod
         created, a bound pod's finish, or its deletion (one placed by the stretch: when it
         has no runtime to cancel)."""
@@ -339,7 +294,7 @@ class ArrivalRuns:
                     or self.frameworks.get(pod.scheduler_name) is not fast.framework:
                 return None
             c = self.driver.plain_class(fast, pod)
-            return None if c is None else _Step(t, key, c, pod, event.duration, 0,
+            return None if c is None else Step(t, key, c, pod, event.duration, 0,
                                                 (self._timeline, entry))
         key = event.name
         if event.kind == "finish":
@@ -349,16 +304,16 @@ class ArrivalRuns:
             return None  # (a pod bound with a runtime: its finish would be cancelled)
         elif key in placed:
             j = placed[key]
-            return None if steps[j].duration is not None else _Step(
+            return None if steps[j].duration is not None else Step(
                 t, key, steps[j].c, None, None, -1 - j, (self._timeline, entry), DELETED)
         row = self.assumer.row_of(key)
         c = self.driver.known_class(key)
         if row is None or c is None or not self.driver.plain(fast, c):
             return None
-        return _Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry),
+        return Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry),
                      FINISHED if event.kind == "finish" else DELETED)
 
-    def _place_stretch(self, fast: Any, steps: list[_Step]) -> tuple[int, np.ndarray]:
+    def _place_stretch(self, fast: Any, steps: list[Step]) -> tuple[int, np.ndarray]:
         """Run the loop over ``steps``; returns how many of them stand (a pod that fits
         nowhere and the steps after it are undone: the Simulator takes them) and each step's
         node row."""
@@ -381,8 +336,8 @@ class ArrivalRuns:
         counters.nodes_evaluated -= int(out_walk[failed, 0])
         return failed, out_node
 
-    def _parked_failures(self, fast: Any, steps: list[_Step], nodes: np.ndarray,
-                         retries: list[_Retry], parked: dict[str, list],
+    def _parked_failures(self, fast: Any, steps: list[Step], nodes: np.ndarray,
+                         retries: list[Retry], parked: dict[str, list],
                          requested: np.ndarray | None) -> list[dict[str, Any]]:
         """Per retry, each pod's failure (:meth:`Driver.hopeless_failure
         <ksched.driver.Driver.hopeless_failure>`), judged on the nodes' requests then:
@@ -407,7 +362,7 @@ class ArrivalRuns:
             out.append({key: last[key] for key in keys})
         return out
 
-    def _retried_at_once(self, retries: Sequence[_Retry], failures: Sequence[dict]
+    def _retried_at_once(self, retries: Sequence[Retry], failures: Sequence[dict]
                          ) -> list[int] | None:
         """Where one pod is parked (and its retries nominate nothing), the queue takes them
         all at once (:meth:`SchedulingQueue.retried
@@ -422,8 +377,8 @@ class ArrivalRuns:
         return [self._timed(self.queue.retried, key, [r.time for r in retries],
                             failures[-1][key].plugins)]
 
-    def _record_retry(self, steps: list[_Step], created: int, attempts: list[int] | None,
-                      retry: _Retry, failures: dict[str, Any]) -> int:
+    def _record_retry(self, steps: list[Step], created: int, attempts: list[int] | None,
+                      retry: Retry, failures: dict[str, Any]) -> int:
         """The records of ``retry`` (:meth:`_retried_at_once`'s ``attempts``, or replayed
         with the pods ``created`` before it); returns the pods created since the last
         replay."""
@@ -436,7 +391,7 @@ class ArrivalRuns:
                                        failures[key].message, (), attempts[0]))
         return created
 
-    def _retry_parked(self, steps: list[_Step], created: int, retry: _Retry,
+    def _retry_parked(self, steps: list[Step], created: int, retry: Retry,
                       failures: dict[str, Any]) -> None:
         """The queue's part of ``retry`` and its records: the ``created`` pods before it
         passed through, the parked pods moved (by the finish before it, or the flush due
@@ -457,8 +412,8 @@ class ArrivalRuns:
             pod = info.pod = self._pods[info.key]
             self._requeue_failed(info, pod, failures[info.key])
 
-    def _commit_stretch(self, steps: list[_Step], nodes: np.ndarray, cut: float | None = None,
-                        retries: Sequence[_Retry] = (), failures: Sequence[dict] = ()) -> None:
+    def _commit_stretch(self, steps: list[Step], nodes: np.ndarray, cut: float | None = None,
+                        retries: Sequence[Retry] = (), failures: Sequence[dict] = ()) -> None:
         """The Simulator's records of the steps the loop ran (``nodes``: each one's node row;
         ``cut``: a time whose pods the loop placed only some of; see the module) and of the
         parked pods' ``retries`` among them, with their ``failures``."""
@@ -469,6 +424,7 @@ class ArrivalRuns:
         pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
             self._lane_bound
         held, seq, start = self._held_finishes, self._seq, self.start_time
+        forget_class, created_at = self.driver.forget_class, self._created.setdefault
         pending = list(zip(retries, failures))[::-1]
         attempts = self._retried_at_once(retries, failures)
         created = 0  # pods created since the last retry replayed (passed through the queue)
@@ -481,11 +437,11 @@ class ArrivalRuns:
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
-                self.driver.forget_class(key)
+                forget_class(key)
                 entries.append((key, node, None))
                 continue
             created += 1
-            self._created.setdefault(key, t)
+            created_at(key, t)
             if step.duration is not None:
                 durations[key] = float(step.duration)
             elif key in durations:
@@ -502,22 +458,18 @@ class ArrivalRuns:
             entries.append((key, node, pod))
         while pending:
             created = self._record_retry(steps, created, attempts, *pending.pop())
-        sampled = [self._sampled_after(steps, k, cut) for k in range(len(steps))]
-        moments, sampled = _with_flushes(steps, sampled, retries)
-        footprints = np.stack([self._class_footprint(s.c, s.key, s.pod) if s.c >= 0
-                               else np.zeros(len(self._usage.names), dtype=np.int64)
-                               for s in moments])
+        moments, sampled = with_flushes(steps, sampled_after(steps, cut), retries)
+        times, _, classes, pods = step_columns(moments, 4)
+        signs = np.where(np.equal(pods, None), -1, 1) * (classes >= 0)
+        changes = self._footprint_table(moments, classes)[classes] * signs[:, None]
         running = self.assumer.num_bound
         self.assumer.replay(entries, names)
-        times = [s.time for s in moments]
-        signs = np.array([0 if s.c < 0 else 1 if s.pod is not None else -1 for s in moments],
-                         dtype=np.int64)
-        requested = self._usage.replay(times, footprints * signs[:, None])
-        self._stretch_samples(moments, sampled, requested, running + np.cumsum(signs))
-        self.queue.passed_through(times[-1], created)
-        self.now = times[-1]
+        requested = self._usage.replay(times, changes)
+        self._stretch_samples(times, sampled, requested, running + np.cumsum(signs))
+        self.now = float(times[-1])
+        self.queue.passed_through(self.now, created)
 
-    def _stretch_claims(self, steps: list[_Step], nodes: list[int]) -> dict[str, Any]:
+    def _stretch_claims(self, steps: list[Step], nodes: list[int]) -> dict[str, Any]:
         """The claims of the steps' pods, in order: made from their templates when the pod is
         created (the resourceclaim controller) and written as Reserve and PreBind leave them
         on its node (one write: nothing reads them between), released when it leaves. A pod
@@ -545,34 +497,35 @@ class ArrivalRuns:
                         made[step.key] = pod
         return made
 
-    @staticmethod
-    def _sampled_after(steps: list[_Step], k: int, cut: float | None) -> bool:
-        """Whether the Simulator samples after step ``k``: once the queue is empty again,
-        after the events of a time and the pods created then (not the finishes of those that
-        run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
-        def late(i: int) -> bool:  # the finish of a pod placed at its time
-            s = steps[i]
-            return s.pod is None and s.where < 0 and steps[-1 - s.where].time == s.time
-
-        t = steps[k].time
-        return t != cut and (k + 1 == len(steps) or steps[k + 1].time != t
-                             or (late(k + 1) and not late(k)))
-
-    def _stretch_samples(self, moments: list[_Step], sampled: list[bool],
-                         requested: np.ndarray, running: np.ndarray) -> None:
-        """The samples due at the ``moments`` (the steps and the flushes between them) the
-        Simulator samples after (``sampled``; ``requested``: the totals after each,
-        ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
+    def _stretch_samples(self, times: np.ndarray, sampled: np.ndarray, requested: np.ndarray,
+                         running: np.ndarray) -> None:
+        """The samples due at the moments (the steps and the flushes between them, at
+        ``times``) the Simulator samples after (``sampled``; ``requested``: the totals after
+        each, ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
         queue as it stands after each: as now, its parked pods parked again)."""
         due, lengths = self._next_sample, self.queue.lengths()
         take = Sample.maker(self._usage.names, self._usage.allocatable.tolist())
-        for k, step in enumerate(moments):
-            t = step.time
-            if t < due or not sampled[k]:
-                continue
+        candidates = np.flatnonzero(sampled)
+        at = candidates_times = times[candidates]
+        i = int(np.searchsorted(at, due))
+        while i < len(candidates):
+            k = candidates[i]
+            t = float(candidates_times[i])
             self._samples.append(take(t, lengths, requested[k].tolist(), int(running[k])))
             due = next_sample_time(due, t, self.sample_every)
+            i += int(np.searchsorted(at[i + 1:], due)) + 1
         self._next_sample = due
+
+    def _footprint_table(self, moments: list[Step], classes: np.ndarray) -> np.ndarray:
+        """Per class of the ``moments`` (their ``classes``), what a pod of it adds to
+        ``requested`` (:meth:`_class_footprint`), by class; the last row, zeros, for the
+        flushes (class -1)."""
+        seen, first = np.unique(classes, return_index=True)
+        table = np.zeros((int(seen[-1]) + 2, len(self._usage.names)), dtype=np.int64)
+        for c, k in zip(seen.tolist(), first.tolist()):
+            if c >= 0:
+                table[c] = self._class_footprint(c, moments[k].key, moments[k].pod)
+        return table
 
     def _node_names(self) -> list[str]:
         """The nodes' names as a list (made once per node list: they may be made on demand)."""

@@ -11,7 +11,7 @@ attrs class by :func:`record`, which compiles one check of all its fields.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterator, KeysView, Mapping
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
 import attrs
@@ -45,6 +45,21 @@ class FrozenDict(Mapping[str, Any]):
     def keys(self) -> KeysView[str]:
         """The keys, as the underlying dict's view (set operations at dict speed)."""
         return self._data.keys()
+
+    def items(self) -> ItemsView[str, Any]:
+        """The items, as the underlying dict's view (iterated at dict speed)."""
+        return self._data.items()
+
+    def values(self) -> ValuesView[Any]:
+        """The values, as the underlying dict's view."""
+        return self._data.values()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``Mapping.get`` at dict speed (the mixin's raises and catches a miss)."""
+        return self._data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
 
     def __hash__(self) -> int:
         if self._hash is None:

@@ -1,0 +1,83 @@
+"""The steps of the Simulator's stretches (:mod:`ksched.sim_lane`): what each is, and what
+the Simulator reads of them as columns (when it samples, the flushes between them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ksched.decisions import FINISHED
+
+__all__ = ["Retry", "Step", "sampled_after", "shared_at", "step_columns", "with_flushes"]
+
+
+class Step(NamedTuple):
+    """One step of a stretch: a pod of class ``c`` created (``pod``, running ``duration``) or
+    leaving (``pod`` None) node row ``where`` (< 0: the node step ``-1 - where`` placed it on),
+    and the heap and entry it came from (``None``: a finish of a pod the stretch placed); a
+    pod leaving is recorded as ``left`` (finished, or deleted by the timeline)."""
+
+    time: float
+    key: str
+    c: int
+    pod: Any
+    duration: float | None
+    where: int
+    entry: tuple | None
+    left: str = FINISHED
+
+
+class Retry(NamedTuple):
+    """Parked pods ``keys`` moved at ``time`` (by the finish that is the step before, or by
+    a leftover flush), popped and failing again, after the first ``position`` steps."""
+
+    position: int
+    time: float
+    keys: tuple[str, ...]
+
+
+def with_flushes(steps: list[Step], sampled: np.ndarray, retries: Sequence[Retry]
+                 ) -> tuple[list[Step], np.ndarray]:
+    """``steps`` and whether a sample may follow each (``sampled``), with a step of no event
+    (class -1) at each leftover flush among ``retries``: a time of its own, between two
+    steps', where the Simulator's clock stops and samples."""
+    flushes = [r for r in retries if not (r.position and steps[r.position - 1].pod is None
+                                           and steps[r.position - 1].time == r.time)]
+    if not flushes:
+        return steps, sampled
+    moments, k = [], 0
+    for r in flushes:
+        moments += steps[k:r.position]
+        moments.append(Step(r.time, "", -1, None, None, 0, None))
+        k = r.position
+    return moments + steps[k:], np.insert(sampled, [r.position for r in flushes], True)
+
+
+def shared_at(t: float, heap: list) -> bool:
+    """Whether a heap whose root is at time ``t`` holds another entry at ``t`` (the next
+    smallest is a child of the root)."""
+    n = len(heap)
+    return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
+
+
+def step_columns(steps: Sequence[Step], count: int) -> list[np.ndarray]:
+    """The first ``count`` fields of ``steps`` as columns (times and classes as numbers, the
+    others as objects)."""
+    fields = list(zip(*steps))[:count]
+    return [np.array(f, dtype=np.float64 if i == 0 else np.int64 if i == 2 else object)
+            for i, f in enumerate(fields)]
+
+
+def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
+    """bool[K]: whether the Simulator samples after each step: once the queue is empty
+    again, after the events of a time and the pods created then (not the finishes of those
+    that run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
+    times, _, _, pods, _, where = step_columns(steps, 6)
+    where = where.astype(np.int64)
+    placed_at = np.where(where < 0, -1 - where, 0)  # the step that placed a pod leaving
+    late = np.equal(pods, None) & (where < 0) & (times[placed_at] == times)
+    after = np.ones(len(steps), dtype=np.bool_)  # the last step, and where the time moves on
+    after[:-1] = (times[1:] != times[:-1]) | (late[1:] & ~late[:-1])
+    return after & (times != cut) if cut is not None else after
