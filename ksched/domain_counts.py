@@ -90,7 +90,8 @@ class DomainCounts:
         self.anti_columns, self.score_columns = affinity_key_columns(
             state, [state.pods[i] for i in state.affinity_pods] + list(pending))
         self.rows = np.zeros((0, self.domain_space), dtype=np.int64)
-        self.affinity_empty = np.zeros(0, dtype=np.bool_)
+        self.affinity_empty = np.zeros(0, dtype=np.bool_)  # a view of the room below
+        self._empty_room = np.zeros(16, dtype=np.bool_)
         self.pods: list[Pod] = []
         self.affinity: list[AffinityEntries] = []
 
@@ -187,7 +188,7 @@ class DomainCounts:
                 entries.score.append((row, column))
         self.pods.append(pod)
         self.affinity.append(entries)
-        self.affinity_empty = np.append(self.affinity_empty, empty)
+        self._append_empty(empty)
         return entries
 
     def add_like(self, pod: Pod, c: int) -> AffinityEntries:
@@ -199,8 +200,19 @@ class DomainCounts:
         entries = AffinityEntries(self_match=like.self_match)
         self.pods.append(pod)
         self.affinity.append(entries)
-        self.affinity_empty = np.append(self.affinity_empty, self.affinity_empty[c])
+        self._append_empty(self.affinity_empty[c])
         return entries
+
+    def _append_empty(self, empty: bool) -> None:
+        """A new class's ``affinity_empty`` flag (the room doubles when full: classes come
+        one at a time, by the thousand in a real snapshot)."""
+        n = len(self.affinity_empty)
+        if n == len(self._empty_room):
+            room = np.zeros(2 * n, dtype=np.bool_)
+            room[:n] = self.affinity_empty
+            self._empty_room = room
+        self._empty_room[n] = empty
+        self.affinity_empty = self._empty_room[:n + 1]
 
     def affinity_updates(self, placed: Pod, c: int, state: ClusterState) -> list[tuple]:
         """What placing ``placed`` adds to class ``c``'s InterPodAffinity rows: (row, amount,
