@@ -428,12 +428,13 @@ class ArrivalRuns:
         pending = list(zip(retries, failures))[::-1]
         attempts = self._retried_at_once(retries, failures)
         created = 0  # pods created since the last retry replayed (passed through the queue)
+        push, remember = heapq.heappush, self.driver.remember_class
         for k, (step, node) in enumerate(zip(steps, node_rows)):
             while pending and pending[-1][0].position == k:
                 created = self._record_retry(steps, created, attempts, *pending.pop())
-            key, t, pod = step.key, step.time, step.pod
+            t, key, c, pod, duration, _, _, left = step
             if pod is None:
-                record(Decision(t, key, step.left, names[node]))
+                record(Decision(t, key, left, names[node]))
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
@@ -442,19 +443,19 @@ class ArrivalRuns:
                 continue
             created += 1
             created_at(key, t)
-            if step.duration is not None:
-                durations[key] = float(step.duration)
+            if duration is not None:
+                durations[key] = float(duration)
             elif key in durations:
                 del durations[key]
             record(Decision(t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
-                if step.duration is None:  # (one with a runtime leaves by its held finish)
-                    self.driver.remember_class(self._lane_loop[1], pod, step.c)
-                pod = pods[key] = made.get(key, pod).with_status(start + t, "")
-                if step.duration is not None:  # held here until due (_release_finishes)
+                if duration is None:  # (one with a runtime leaves by its held finish)
+                    remember(self._lane_loop[1], pod, c)
+                pod = pods[key] = (made.get(key, pod) if made else pod).with_status(start + t, "")
+                if duration is not None:  # held here until due (_release_finishes)
                     at = finish_at[key] = t + durations[key]
-                    heapq.heappush(held, (at, next(seq), key))
-                    bound[key] = (node, step.c)
+                    push(held, (at, next(seq), key))
+                    bound[key] = (node, c)
             entries.append((key, node, pod))
         while pending:
             created = self._record_retry(steps, created, attempts, *pending.pop())
