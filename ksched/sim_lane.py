@@ -295,7 +295,7 @@ class ArrivalRuns:
                 return None
             c = self.driver.plain_class(fast, pod)
             return None if c is None else Step(t, key, c, pod, event.duration, 0,
-                                                (self._timeline, entry))
+                                               (self._timeline, entry))
         key = event.name
         if event.kind == "finish":
             if self._finish_at.get(key) != t:
@@ -311,7 +311,7 @@ class ArrivalRuns:
         if row is None or c is None or not self.driver.plain(fast, c):
             return None
         return Step(t, key, c, None, None, self.assumer.node_row(row), (self._timeline, entry),
-                     FINISHED if event.kind == "finish" else DELETED)
+                    FINISHED if event.kind == "finish" else DELETED)
 
     def _place_stretch(self, fast: Any, steps: list[Step]) -> tuple[int, np.ndarray]:
         """Run the loop over ``steps``; returns how many of them stand (a pod that fits
@@ -460,8 +460,8 @@ class ArrivalRuns:
         while pending:
             created = self._record_retry(steps, created, attempts, *pending.pop())
         moments, sampled = with_flushes(steps, sampled_after(steps, cut), retries)
-        times, _, classes, pods = step_columns(moments, 4)
-        signs = np.where(np.equal(pods, None), -1, 1) * (classes >= 0)
+        times, _, classes, created_pods = step_columns(moments, 4)
+        signs = np.where(np.equal(created_pods, None), -1, 1) * (classes >= 0)
         changes = self._footprint_table(moments, classes)[classes] * signs[:, None]
         running = self.assumer.num_bound
         self.assumer.replay(entries, names)
@@ -507,11 +507,11 @@ class ArrivalRuns:
         due, lengths = self._next_sample, self.queue.lengths()
         take = Sample.maker(self._usage.names, self._usage.allocatable.tolist())
         candidates = np.flatnonzero(sampled)
-        at = candidates_times = times[candidates]
+        at = times[candidates]
         i = int(np.searchsorted(at, due))
         while i < len(candidates):
             k = candidates[i]
-            t = float(candidates_times[i])
+            t = float(at[i])
             self._samples.append(take(t, lengths, requested[k].tolist(), int(running[k])))
             due = next_sample_time(due, t, self.sample_every)
             i += int(np.searchsorted(at[i + 1:], due)) + 1
