@@ -139,8 +139,8 @@ class Assumer:
             self._node_pods[node].append(pod.key)
         self._log_pod(pod, node)
 
-    def _log_pod(self, pod: Pod, node: int, name: str | None = None) -> None:
-        """:meth:`record` but the node's pod order (``name``: the node's, when known)."""
+    def _log_pod(self, pod: Pod, node: int) -> None:
+        """:meth:`record` but the node's pod order."""
         count = len(self._log)
         if count == len(self._pod_node):
             self._grow()
@@ -154,7 +154,7 @@ class Assumer:
             self.affinity_version += 1
         if self._table is not None:
             self._table.add(node, serial, pod)
-        self._log.append((pod, self.state.node_names[node] if name is None else name))
+        self._log.append((pod, self.state.node_names[node]))
         self._pod_node[count] = node
 
     def record_many(self, pods: Sequence[Pod | tuple[Any, int]], nodes: np.ndarray,
@@ -164,6 +164,17 @@ class Assumer:
         slices, the per-node lists, key map and preemption table only where already built.
         ``pods`` may hold ``(pod table, row)`` pairs for pods the table has not made
         (:meth:`PodTable.entries <ksched.pod_table.PodTable.entries>`): made when read."""
+        keys = list(map(log_key, pods)) \
+            if self._node_pods is not None or self._rows is not None else None
+        self._log_many(pods, nodes, keys, affinity)
+        if self._node_pods is not None:
+            for key, node in zip(keys, nodes.tolist()):
+                self._node_pods[node].append(key)
+
+    def _log_many(self, items: Sequence[Any], nodes: np.ndarray, keys: list[str] | None,
+                  affinity: np.ndarray | None = None) -> None:
+        """:meth:`record_many` but the nodes' pod orders: log entries ``items`` on their node
+        rows ``nodes``, by slices (``keys``: theirs, needed where the key map is built)."""
         count, added = len(self._log), len(nodes)
         if not added:
             return
@@ -173,24 +184,18 @@ class Assumer:
         self._next_serial += added
         self._serial[count:count + added] = serials
         self._pod_node[count:count + added] = nodes
-        rows = nodes.tolist()
-        if self._node_pods is not None or self._rows is not None:
-            keys = list(map(log_key, pods))
-            if self._node_pods is not None:
-                for key, node in zip(keys, rows):
-                    self._node_pods[node].append(key)
-            if self._rows is not None:
-                self._rows.update(zip(keys, serials.tolist()))
+        if self._rows is not None:
+            self._rows.update(zip(keys, serials.tolist()))
         if affinity is None:
-            affinity = np.fromiter((log_pod(p).has_pod_affinity for p in pods), np.bool_, added)
+            affinity = np.fromiter((log_pod(p).has_pod_affinity for p in items), np.bool_, added)
         with_affinity = np.flatnonzero(affinity)
         if len(with_affinity):
             self._affinity_pods.extend((count + with_affinity).tolist())
             self.affinity_version += len(with_affinity)
         if self._table is not None:
-            for pod, node, serial in zip(map(log_pod, pods), rows, serials.tolist()):
+            for pod, node, serial in zip(map(log_pod, items), nodes.tolist(), serials.tolist()):
                 self._table.add(node, serial, pod)
-        self._log.extend(pods)  # bound on first read (:class:`BoundPods`)
+        self._log.extend(items)  # bound on first read (:class:`BoundPods`)
 
     def _grow(self) -> None:
         self._pod_node = np.concatenate([self._pod_node, np.empty_like(self._pod_node)])
@@ -294,12 +299,13 @@ class Assumer:
         order = self.node_pods()
         removed = {key for key, _, pod in entries if pod is None}
         rows, logged = self._rows, []  # the serials and nodes of logged pods removed
+        staying: list[tuple[str, int, Pod]] = []  # logged at once, after the loop
         for key, node, pod in entries:
             on_node = order[node]
             if pod is not None:
                 on_node.append(key)
                 if key not in removed:
-                    self._log_pod(pod, node, names[node] if names is not None else None)
+                    staying.append((key, node, pod))
                 continue
             at = on_node.index(key)
             on_node[at] = on_node[-1]
@@ -307,6 +313,11 @@ class Assumer:
             serial = rows.pop(key, None)
             if serial is not None:  # else placed among ``entries``
                 logged.append((serial, node))
+        if staying:
+            keys, nodes, pods = zip(*staying)
+            named = names if names is not None else self.state.node_names
+            self._log_many([(pod, named[node]) for node, pod in zip(nodes, pods)],
+                           np.array(nodes, dtype=np.int64), list(keys))
         if not logged:
             return
         found = self._serial[:len(self._log)].searchsorted([s for s, _ in logged]).tolist()
