@@ -63,11 +63,14 @@ def shared_at(t: float, heap: list) -> bool:
 
 
 def step_columns(steps: Sequence[Step], count: int) -> list[np.ndarray]:
-    """The first ``count`` fields of ``steps`` as columns (times and classes as numbers, the
-    others as objects)."""
+    """The first ``count`` fields of ``steps`` as columns (times, classes and node rows as
+    numbers, the others as objects)."""
     fields = list(zip(*steps))[:count]
-    return [np.array(f, dtype=np.float64 if i == 0 else np.int64 if i == 2 else object)
-            for i, f in enumerate(fields)]
+    return [np.array(f, dtype=_COLUMN_TYPES.get(i, object)) for i, f in enumerate(fields)]
+
+
+#: The numeric fields of a :class:`Step`, by position: time, class, node row.
+_COLUMN_TYPES = {0: np.float64, 2: np.int64, 5: np.int64}
 
 
 def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
@@ -75,7 +78,6 @@ def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
     again, after the events of a time and the pods created then (not the finishes of those
     that run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
     times, _, _, pods, _, where = step_columns(steps, 6)
-    where = where.astype(np.int64)
     placed_at = np.where(where < 0, -1 - where, 0)  # the step that placed a pod leaving
     late = np.equal(pods, None) & (where < 0) & (times[placed_at] == times)
     after = np.ones(len(steps), dtype=np.bool_)  # the last step, and where the time moves on
