@@ -63,15 +63,16 @@ from .loop_steps import (
     W_FIT,
     W_POD_AFFINITY,
     W_SPREAD,
-    cache_total,
     known_failure,
     local_checks,
     local_ok,
+    node_score_here,
     norm_varies_for,
     place,
     unplace,
     record_walk,
     rescore,
+    store_total,
 )
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
@@ -303,7 +304,8 @@ def _make_loop(full: bool) -> Any:
                 # It failed earlier in this run, and placing pods only takes room and adds
                 # host ports and volumes, which fail no fewer nodes: it fails again.
                 count, processed = 0, n_all
-            elif not reused and block_slot[c] >= 0 and sync_blocks(c, p, blocks, out_node):
+            elif not reused and block_slot[c] >= 0:
+                sync_blocks(c, p, blocks, out_node)
                 blocked = True
                 chosen, count, processed, top, ties = block_window(
                     c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
@@ -486,12 +488,15 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
     for _ in range(m):
         at, k = _window_step(k, m, listed, positions)
         node = walk[at]
-        if version_row[node] != node_version[node]:
-            cache_total(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-                        request_row, fit_cols, count_only, port_count, c, attach_c, attach,
-                        nonzero, fit_strategy, fit_weights, shape_x, shape_y, weights,
-                        fractions, node_version, fit_cols_row, fit_src_row, fit_req_row,
-                        ba_cols_row, ba_req_row, ba_skip_c, static_c, version_row, score_row)
+        if version_row[node] != node_version[node]:  # cache_total, written in
+            store_total(node, node_score_here(
+                node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
+                shape_y, weights, fractions, fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
+                ba_req_row, ba_skip_c, static_c)
+                if local_checks(node, ok_row, checks, fit_enabled, allocatable, requested,
+                                pods_col, request_row, fit_cols, count_only, port_count, c,
+                                attach_c, attach)
+                else FAILS, node_version, version_row, score_row)
         score = score_row[node]
         if score != FAILS:
             if count == to_find:
