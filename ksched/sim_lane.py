@@ -30,6 +30,7 @@ and the queue takes the retries in order with the records (all at once for one p
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections.abc import Callable, Sequence
@@ -506,15 +507,14 @@ class ArrivalRuns:
         queue as it stands after each: as now, its parked pods parked again)."""
         due, lengths = self._next_sample, self.queue.lengths()
         take = Sample.maker(self._usage.names, self._usage.allocatable.tolist())
-        candidates = np.flatnonzero(sampled)
-        at = times[candidates]
-        i = int(np.searchsorted(at, due))
+        candidates = np.flatnonzero(sampled).tolist()
+        at = times[candidates].tolist()
+        i = bisect.bisect_left(at, due)
         while i < len(candidates):
-            k = candidates[i]
-            t = float(at[i])
+            k, t = candidates[i], at[i]
             self._samples.append(take(t, lengths, requested[k].tolist(), int(running[k])))
             due = next_sample_time(due, t, self.sample_every)
-            i += int(np.searchsorted(at[i + 1:], due)) + 1
+            i = bisect.bisect_left(at, due, i + 1)
         self._next_sample = due
 
     def _footprint_table(self, moments: list[Step], classes: np.ndarray) -> np.ndarray:
