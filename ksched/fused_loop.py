@@ -560,7 +560,8 @@ class FusedLoop:
         if out_walk is None:  # written, never read: kept for runs of one pod
             out_walk = ONE_WALK if one else np.empty((len(classes), 4), dtype=np.int64)
         if tallies is None:  # one pod at a time (the simulator): kept
-            tallies = _NO_TALLIES.get(len(classes)) or Tallies(len(classes), records=0)
+            tallies = _NO_TALLIES.get(len(classes)) or Tallies(len(classes), records=0,
+                                                               entries=0)
             if one:
                 _NO_TALLIES[1] = tallies
         c = self._one_class(classes, begin)
