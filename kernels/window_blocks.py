@@ -117,7 +117,7 @@ def sync_blocks(c, p, blocks, out_node):
     more entries passed than there are blocks. (However many changed, reading the unchanged
     ones and summarising the others costs no more than walking the window node by node:
     on the Alibaba trace's batch, whose classes' pods come tens of pods apart, the loop took
-    6% less than where a pod walked once a quarter of the blocks had changed.)"""
+    3-6% less than where a pod walked once a quarter of the blocks had changed.)"""
     block_slot, synced, valid, _, _, _, position_of, shift = blocks
     s, since = block_slot[c], synced[c]
     synced[c] = p
