@@ -100,8 +100,9 @@ def _node_score(node, allocatable, requested, nonzero, fit_strategy, fit_weights
 
 #: :func:`_node_score` compiled on its own, and written into its caller: the window walk,
 #: where a node whose requests changed comes once in a few visits and a call with its ~30
-#: arrays cost more than the score (the Alibaba trace's batch: 10% less time). Written into
-#: the block summaries' refresh, it made the 50-shape batch 15% slower.
+#: arrays cost more than the score (the Alibaba trace's batch: 10% less time), and a block
+#: summary's update by its one changed node (:mod:`ksched.kernels.window_blocks`). Written
+#: into the scan that summarises a block anew, it made the 50-shape batch 8-15% slower.
 node_score = jit(_nrt=False, inner=True)(_node_score)
 node_score_here = jit(inline="always")(_node_score)
 

@@ -16,7 +16,7 @@ from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
 from ksched.kernels.loop_steps import walk_positions
 from ksched.pods import request_signature
-from ksched.resources import node_info_non_zero, pod_requests, request_vector
+from ksched.resources import cycle_requests, node_info_non_zero, request_vector
 from ksched.state import ClusterState
 
 __all__ = ["ClassTables", "MAX_WALK_LIST", "RequestTables", "node_unique", "request_tables"]
@@ -42,7 +42,7 @@ def request_tables(cycle: Cycle, fit: Any, fit_scorer: Any, balanced: Any
     resource-allocation and balanced-allocation scorers, or ``None``); ``None`` when the
     pod requests a resource no node has (the framework words that)."""
     state, pod = cycle.state, cycle.pod
-    requests = pod_requests(pod)
+    requests = cycle_requests(cycle.data, pod)
     if fit is not None:  # as its PreFilter keeps them (a sibling's cycle ran none)
         cycle.data.setdefault(fit.NAME, requests)
     check = fit.request_check(cycle) if fit is not None else None
@@ -54,7 +54,8 @@ def request_tables(cycle: Cycle, fit: Any, fit_scorer: Any, balanced: Any
         request=request_vector(requests, state.resource_names, pod_count=0),
         fit_check_cols=check.checked if check is not None else np.zeros(0, np.int64),
         count_only=not any(v for r, v in requests.items() if r != PODS),
-        nonzero_add=np.array(node_info_non_zero(pod, requests), dtype=np.int64),
+        nonzero_add=np.array(node_info_non_zero(
+            pod, requests, cycle_requests(cycle.data, pod, non_zero=True)), dtype=np.int64),
         fit_inputs=fit_scorer.score_inputs(cycle) if fit_scorer is not None else empty,
         ba_inputs=ba, ba_skip=not ba[2].any())
 

@@ -115,8 +115,10 @@ def is_pod_level_set(pod: Pod) -> bool:
     return bool(pod.pod_requests) and any(_is_pod_level_resource(n) for n in pod.pod_requests)
 
 
-def node_info_non_zero(pod: Pod, requests: Mapping[str, int]) -> tuple[int, int]:
-    """The (cpu, memory) a pod adds to ``NodeInfo.NonZeroRequested`` (``CalculateResource``).
+def node_info_non_zero(pod: Pod, requests: Mapping[str, int],
+                       non_zero: Mapping[str, int] | None = None) -> tuple[int, int]:
+    """The (cpu, memory) a pod adds to ``NodeInfo.NonZeroRequested`` (``CalculateResource``)
+    (``non_zero``: its :func:`pod_requests` with :data:`NON_ZERO_DEFAULTS`, where known).
 
     Without pod-level requests every container lacking a cpu (memory) key counts 100m (200Mi).
     With them, the defaults apply only to a resource absent from the whole pod request.
@@ -125,8 +127,21 @@ def node_info_non_zero(pod: Pod, requests: Mapping[str, int]) -> tuple[int, int]
         non_missing = {n: v for n, v in NON_ZERO_DEFAULTS.items() if n not in requests}
     else:
         non_missing = NON_ZERO_DEFAULTS
-    non_zero = pod_requests(pod, non_missing) if non_missing else requests
-    return non_zero.get(CPU, 0), non_zero.get(MEMORY, 0)
+        if non_zero is not None:
+            return non_zero.get(CPU, 0), non_zero.get(MEMORY, 0)
+    found = pod_requests(pod, non_missing) if non_missing else requests
+    return found.get(CPU, 0), found.get(MEMORY, 0)
+
+
+def cycle_requests(data: dict, pod: Pod, non_zero: bool = False) -> dict[str, int]:
+    """:func:`pod_requests` of a cycle's pod (``non_zero``: with :data:`NON_ZERO_DEFAULTS`, as
+    the resource scores take them), computed once per cycle and kept in its ``data``
+    (``CycleState``): the fit filter and both resource scores read them."""
+    key = "requests/non-zero" if non_zero else "requests"
+    found = data.get(key)
+    if found is None:
+        found = data[key] = pod_requests(pod, NON_ZERO_DEFAULTS if non_zero else None)
+    return found
 
 
 def request_vector(requests: Mapping[str, int], resource_names: Sequence[str],

@@ -21,7 +21,7 @@ from ksched.framework.node_info import NodeInfo
 from ksched.kernels import balanced_allocation as kernels
 from ksched.plugins._helpers import cycle_data
 from ksched.plugins.node_resources_fit import allocatable_request, resource_score_inputs
-from ksched.resources import pod_requests
+from ksched.resources import cycle_requests, pod_requests
 from ksched.status import SKIP, Status
 
 
@@ -40,8 +40,8 @@ class NodeResourcesBalancedAllocation:
     def score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
         """Per configured resource: (column or -1, source, the pod's plain request, weight)
         (see :func:`~ksched.plugins.node_resources_fit.resource_score_inputs`)."""
-        return resource_score_inputs(cycle.state, self.args.resources, pod_requests(cycle.pod),
-                                     False)
+        return resource_score_inputs(cycle.state, self.args.resources,
+                                     cycle_requests(cycle.data, cycle.pod), False)
 
     def pre_score(self, cycle: Cycle, nodes: NodeIndices) -> Status | None:
         inputs = self.score_inputs(cycle)

@@ -24,6 +24,7 @@ from ksched.kernels.preemption import group_codes, nominated_fit_failures
 from ksched.plugins._helpers import cycle_data
 from ksched.resources import (
     NON_ZERO_DEFAULTS,
+    cycle_requests,
     is_extended_resource,
     is_scalar_resource,
     pod_requests,
@@ -97,7 +98,7 @@ class NodeResourcesFit:
         default=None, converter=lambda a: a if a is not None else NodeResourcesFitArgs())
 
     def pre_filter(self, cycle: Cycle) -> Status | None:
-        cycle.data[self.NAME] = pod_requests(cycle.pod)
+        cycle.data[self.NAME] = cycle_requests(cycle.data, cycle.pod)
         return None
 
     def filter(self, cycle: Cycle, nodes: NodeIndices) -> FilterResult:
@@ -144,7 +145,7 @@ class NodeResourcesFit:
         if found is not None:
             return found
         state = cycle.state
-        requests = cycle_data(cycle, self.NAME, lambda: pod_requests(cycle.pod))
+        requests = cycle_data(cycle, self.NAME, lambda: cycle_requests(cycle.data, cycle.pod))
         vector = request_vector(requests, state.resource_names, pod_count=0)
         checked = [col for col, name in enumerate(state.resource_names)
                    if name != PODS and vector[col] > 0 and not is_ignored(name, self.args)]
@@ -168,7 +169,7 @@ class NodeResourcesFit:
     def score_inputs(self, cycle: Cycle) -> tuple[np.ndarray, ...]:
         """Per scored resource: (column or -1, node-side source, pod request with the
         non-zero defaults, weight) (see :func:`resource_score_inputs`)."""
-        requests = pod_requests(cycle.pod, NON_ZERO_DEFAULTS)
+        requests = cycle_requests(cycle.data, cycle.pod, non_zero=True)
         return resource_score_inputs(cycle.state, self.args.resources, requests, True)
 
     @property
