@@ -8,6 +8,7 @@ memory and the node's non-zero aggregates.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -68,13 +69,28 @@ def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, in
     """Per scored resource: (column or -1, node-side source, pod request, weight).
 
     A scalar the pod does not request is skipped (``calculateResourceAllocatableRequest``).
-    With ``nonzero_sources`` cpu and memory read the node's non-zero aggregates.
+    With ``nonzero_sources`` cpu and memory read the node's non-zero aggregates. The columns,
+    sources and weights are the same for every pod requesting the same resources
+    (:func:`_score_layout`, shared: read, never written).
     """
-    columns, sources, amounts, weights = [], [], [], []
+    resources = tuple((name, weight) for name, weight in resources)
+    amounts = [requests.get(name, 0) for name, _ in resources]
+    unrequested = frozenset(name for (name, _), amount in zip(resources, amounts) if not amount)
+    columns, sources, weights = _score_layout(state.resource_names, resources, unrequested,
+                                              nonzero_sources)
+    return columns, sources, np.array(amounts, dtype=np.int64), weights
+
+
+@functools.lru_cache(maxsize=1024)
+def _score_layout(resource_names: tuple[str, ...], resources: tuple[tuple[str, int], ...],
+                  unrequested: frozenset[str], nonzero_sources: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`resource_score_inputs`' columns, sources and weights, for a layout's resource
+    columns and the scored resources a pod does not request."""
+    columns, sources, weights = [], [], []
     for name, weight in resources:
-        amount = requests.get(name, 0)
-        column = state.resource_column(name)
-        if (amount == 0 and is_scalar_resource(name)) or not (
+        column = resource_names.index(name) if name in resource_names else -1
+        if (name in unrequested and is_scalar_resource(name)) or not (
                 name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)):
             column = -1
         source = kernels.FROM_REQUESTED
@@ -84,9 +100,27 @@ def resource_score_inputs(state: ClusterState, resources: Sequence[tuple[str, in
             source = kernels.FROM_NONZERO_MEMORY
         columns.append(column)
         sources.append(source)
-        amounts.append(amount)
         weights.append(weight)
-    return tuple(np.array(a, dtype=np.int64) for a in (columns, sources, amounts, weights))
+    return tuple(np.array(a, dtype=np.int64) for a in (columns, sources, weights))
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_layout(resource_names: tuple[str, ...], requested: frozenset[str],
+                  args: NodeResourcesFitArgs) -> tuple[np.ndarray, tuple[str, ...], int]:
+    """What ``fitsRequest`` checks of a pod requesting (more than 0 of) ``requested`` on a
+    layout of ``resource_names``: the columns checked, the names a fit code's bits stand for,
+    and the bits of requested scalars no node has (see :class:`RequestCheck`; shared: read,
+    never written)."""
+    checked = [col for col, name in enumerate(resource_names)
+               if name != PODS and name in requested and not is_ignored(name, args)]
+    names = [resource_names[c] for c in checked]
+    missing = 0
+    for name in sorted(requested):
+        if is_scalar_resource(name) and not is_ignored(name, args) \
+                and name not in resource_names:
+            missing |= (1 << (1 + len(names))) | int(kernels.UNRESOLVABLE)
+            names.append(name)
+    return np.array(checked, dtype=np.int64), tuple(names), missing
 
 
 @attrs.frozen
@@ -147,18 +181,10 @@ class NodeResourcesFit:
         state = cycle.state
         requests = cycle_data(cycle, self.NAME, lambda: cycle_requests(cycle.data, cycle.pod))
         vector = request_vector(requests, state.resource_names, pod_count=0)
-        checked = [col for col, name in enumerate(state.resource_names)
-                   if name != PODS and vector[col] > 0 and not is_ignored(name, self.args)]
+        requested = frozenset(name for name, amount in requests.items() if amount > 0)
+        checked, names, missing = _check_layout(state.resource_names, requested, self.args)
         count_only = not any(v for n, v in requests.items() if n != PODS)
-        names = [state.resource_names[c] for c in checked]
-        missing = np.int64(0)
-        for name in sorted(requests):
-            if (requests[name] > 0 and is_scalar_resource(name) and not is_ignored(name, self.args)
-                    and state.resource_column(name) < 0):
-                missing |= (np.int64(1) << np.int64(1 + len(names))) | kernels.UNRESOLVABLE
-                names.append(name)
-        found = RequestCheck(vector, np.array(checked, dtype=np.int64), tuple(names),
-                             count_only, int(missing))
+        found = RequestCheck(vector, checked, names, count_only, missing)
         cycle.data[self.NAME + "/check"] = found
         return found
 
