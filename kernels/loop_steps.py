@@ -117,24 +117,6 @@ def store_total(node, total, node_version, version_row, score_row):
 
 
 @jit(_nrt=False, inner=True)
-def cache_total(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-                request_row, fit_cols, count_only, port_count, c, attach_c, attach, nonzero,
-                fit_strategy, fit_weights, shape_x, shape_y, weights, fractions, node_version,
-                fit_cols_row, fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                static_c, version_row, score_row):
-    """Class ``c``'s cached total of ``node`` (its rows of the tables passed) computed anew:
-    :func:`node_score` where the node passes :func:`local_ok`, else :data:`FAILS`
-    (:func:`store_total`)."""
-    store_total(node, node_score(node, allocatable, requested, nonzero, fit_strategy,
-                                 fit_weights, shape_x, shape_y, weights, fractions,
-                                 fit_cols_row, fit_src_row, fit_req_row, ba_cols_row, ba_req_row,
-                                 ba_skip_c, static_c)
-                if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
-                            request_row, fit_cols, count_only, port_count, c, attach_c, attach)
-                else FAILS, node_version, version_row, score_row)
-
-
-@jit(_nrt=False, inner=True)
 def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
             weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
             ba_skip, static_score, cached_version, cached_score):

@@ -488,7 +488,7 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
     for _ in range(m):
         at, k = _window_step(k, m, listed, positions)
         node = walk[at]
-        if version_row[node] != node_version[node]:  # cache_total, written in
+        if version_row[node] != node_version[node]:  # the class's total, written in
             store_total(node, node_score_here(
                 node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
                 shape_y, weights, fractions, fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
