@@ -106,11 +106,13 @@ def _score_layout(resource_names: tuple[str, ...], resources: tuple[tuple[str, i
 
 @functools.lru_cache(maxsize=1024)
 def _check_layout(resource_names: tuple[str, ...], requested: frozenset[str],
-                  args: NodeResourcesFitArgs) -> tuple[np.ndarray, tuple[str, ...], int]:
+                  ignored: frozenset[str], ignored_groups: frozenset[str]
+                  ) -> tuple[np.ndarray, tuple[str, ...], int]:
     """What ``fitsRequest`` checks of a pod requesting (more than 0 of) ``requested`` on a
-    layout of ``resource_names``: the columns checked, the names a fit code's bits stand for,
-    and the bits of requested scalars no node has (see :class:`RequestCheck`; shared: read,
-    never written)."""
+    layout of ``resource_names``, with the profile's ignored resources and groups: the
+    columns checked, the names a fit code's bits stand for, and the bits of requested scalars
+    no node has (see :class:`RequestCheck`; shared: read, never written)."""
+    args = NodeResourcesFitArgs(ignored_resources=ignored, ignored_resource_groups=ignored_groups)
     checked = [col for col, name in enumerate(resource_names)
                if name != PODS and name in requested and not is_ignored(name, args)]
     names = [resource_names[c] for c in checked]
@@ -182,7 +184,9 @@ class NodeResourcesFit:
         requests = cycle_data(cycle, self.NAME, lambda: cycle_requests(cycle.data, cycle.pod))
         vector = request_vector(requests, state.resource_names, pod_count=0)
         requested = frozenset(name for name, amount in requests.items() if amount > 0)
-        checked, names, missing = _check_layout(state.resource_names, requested, self.args)
+        checked, names, missing = _check_layout(state.resource_names, requested,
+                                                frozenset(self.args.ignored_resources),
+                                                frozenset(self.args.ignored_resource_groups))
         count_only = not any(v for n, v in requests.items() if n != PODS)
         found = RequestCheck(vector, checked, names, count_only, missing)
         cycle.data[self.NAME + "/check"] = found

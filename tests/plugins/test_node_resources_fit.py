@@ -183,6 +183,9 @@ def test_scalar_resources_and_ignored_groups() -> None:
     args = NodeResourcesFitArgs(ignored_resources=frozenset({GPU}),
                                 ignored_resource_groups=frozenset({"example.com"}))
     assert check_filter(s, args).tolist() == [True, True]
+    # Lists (as a user writes them, not only frozensets) are accepted the same way.
+    listed = NodeResourcesFitArgs(ignored_resources=[GPU], ignored_resource_groups=["example.com"])
+    assert check_filter(s, listed).tolist() == [True, True]
 
 
 def test_all_nodes_infeasible() -> None:
