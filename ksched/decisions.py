@@ -80,12 +80,7 @@ class Sample:
         """:meth:`take` for the totals of the resources ``names``, with ``allocatable`` of
         each, worked out once: called with the time, the queue's lengths, the requested
         totals (in ``names``' order) and the pods running."""
-        at = {r: j for j, r in enumerate(names)}
-        cpu, memory = at.get(CPU, -1), at.get(MEMORY, -1)
-        cpu_total = allocatable[cpu] if cpu >= 0 else 0
-        memory_total = allocatable[memory] if memory >= 0 else 0
-        extended = [(j, r, a) for j, (r, a) in enumerate(zip(names, allocatable))
-                    if a > 0 and _is_extended(r)]
+        (cpu, cpu_total), (memory, memory_total), extended = sample_layout(names, allocatable)
 
         def take(time: float, lengths: Mapping[str, int], requested: Sequence[int],
                  running: int) -> Sample:
@@ -99,12 +94,25 @@ class Sample:
         return take
 
 
+def sample_layout(names: Sequence[str], allocatable: Sequence[int]
+                  ) -> tuple[tuple[int, int], tuple[int, int], list[tuple[int, str, int]]]:
+    """What a :class:`Sample` reads of the totals of the resources ``names`` (with
+    ``allocatable`` of each): cpu's and memory's (column, allocatable; -1 and 0 where
+    missing) and, per extended resource some node has, (column, name, allocatable)."""
+    at = {r: j for j, r in enumerate(names)}
+    cpu, memory = at.get(CPU, -1), at.get(MEMORY, -1)
+    return ((cpu, allocatable[cpu] if cpu >= 0 else 0),
+            (memory, allocatable[memory] if memory >= 0 else 0),
+            [(j, r, a) for j, (r, a) in enumerate(zip(names, allocatable))
+             if a > 0 and _is_extended(r)])
+
+
 @attrs.frozen(eq=False)
 class SimulationResult:
     """The decisions in time order, the samples, the final cluster and where time went."""
 
     decisions: tuple[Decision, ...]
-    samples: tuple[Sample, ...]
+    samples: Sequence[Sample]
     state: ClusterState
     created: Mapping[str, float]
     pending: tuple[Pod, ...]

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ksched.decisions import BOUND, DELETED, FINISHED, UNSCHEDULABLE, Decision, Sample
+from ksched.decisions import BOUND, DELETED, FINISHED, UNSCHEDULABLE, Decision
 from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
@@ -505,16 +505,16 @@ class ArrivalRuns:
         ``times``) the Simulator samples after (``sampled``; ``requested``: the totals after
         each, ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
         queue as it stands after each: as now, its parked pods parked again)."""
-        due, lengths = self._next_sample, self.queue.lengths()
-        take = Sample.maker(self._usage.names, self._usage.allocatable.tolist())
+        due, taken = self._next_sample, []
         candidates = np.flatnonzero(sampled).tolist()
         at = times[candidates].tolist()
         i = bisect.bisect_left(at, due)
         while i < len(candidates):
-            k, t = candidates[i], at[i]
-            self._samples.append(take(t, lengths, requested[k].tolist(), int(running[k])))
-            due = next_sample_time(due, t, self.sample_every)
+            taken.append(candidates[i])
+            due = next_sample_time(due, at[i], self.sample_every)
             i = bisect.bisect_left(at, due, i + 1)
+        self._samples.extend(times[taken], self.queue.lengths(), *self._usage.columns()[:2],
+                             requested[taken], running[taken])
         self._next_sample = due
 
     def _footprint_table(self, moments: list[Step], classes: np.ndarray) -> np.ndarray:

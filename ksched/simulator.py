@@ -73,6 +73,7 @@ from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
+from ksched.samples import SampleLog
 from ksched.sim_lane import MIN_STRETCH, ArrivalRuns
 from ksched.sim_nodes import NodeChanges
 from ksched.sim_support import Placed, check_resize, finite_argument, next_sample_time
@@ -197,7 +198,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         self._sample(force=True)
         self.assumer.sync()
         pending = tuple(pod for pod, _ in self.queue.pending_pods())
-        return SimulationResult(tuple(self.decisions), tuple(self._samples),
+        return SimulationResult(tuple(self.decisions), self._samples.samples(),
                                 self.assumer.frozen(), dict(self._created), pending,
                                 wallclock.perf_counter() - started, self._queue_seconds,
                                 self._usage.usage())
@@ -237,7 +238,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         self._finish_at: dict[str, float] = {}
         self._cancelled: set[tuple[str, float]] = set()
         self.decisions: list[Decision] = []
-        self._samples: list[Sample] = []
+        self._samples = SampleLog()
         self._next_sample = 0.0
         self._queue_seconds = 0.0
         self.waiting_pods = WaitingPods()
@@ -282,8 +283,8 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
     def _sample(self, force: bool = False) -> None:
         if not force and self.now < self._next_sample:
             return
-        self._samples.append(Sample.take(self.now, self.queue.lengths(), self._usage.totals(),
-                                         self.assumer.num_bound))
+        self._samples.add(self.now, self.queue.lengths(), *self._usage.columns(),
+                          self.assumer.num_bound)
         self._next_sample = next_sample_time(self._next_sample, self.now, self.sample_every)
 
     def _advance(self, now: float) -> None:

@@ -177,6 +177,11 @@ class UtilisationMeter:
         self.time = float(times[-1])
         return requested[1:]
 
+    def columns(self) -> tuple[tuple[str, ...], list[int], list[int]]:
+        """The resources' names with their allocatable and requested totals now (shared:
+        read, never written)."""
+        return self.names, self._alloc, self._req
+
     def totals(self) -> dict[str, tuple[int, int]]:
         """Per resource, ``(allocatable, requested)`` now."""
         return {r: (a, q) for r, a, q in zip(self.names, self._alloc, self._req)}
