@@ -207,8 +207,9 @@ class ArrivalRuns:
                retries: list[Retry]) -> None:
         """Parked pods ``keys`` moved, popped and parked again at ``t``: their next flush."""
         retries.append(Retry(position, t, keys))
+        tick = self._flush_after(t, t)
         for key in keys:
-            parked[key][1] = self._flush_after(t, t)
+            parked[key][1] = tick
 
     def _time(self, fast: Any, t: float, steps: list[Step], local: list, placed: dict,
               limit: int, parked: bool) -> bool:
