@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -111,7 +110,7 @@ def sample_layout(names: Sequence[str], allocatable: Sequence[int]
 class SimulationResult:
     """The decisions in time order, the samples, the final cluster and where time went."""
 
-    decisions: tuple[Decision, ...]
+    decisions: Sequence[Decision]
     samples: Sequence[Sample]
     state: ClusterState
     created: Mapping[str, float]
@@ -126,12 +125,14 @@ class SimulationResult:
         utilisation (time-averaged over the virtual time and its peak, see
         :mod:`ksched.utilisation`; per extended resource too) and the wall time (with the
         queue's share)."""
+        pods, times, outcomes = (_column(self.decisions, f) for f in ("pod", "time", "outcome"))
         # each pod's first binding: in reverse time order, the first one is written last
-        first_bound = {d.pod: d.time for d in reversed(self.decisions) if d.outcome == BOUND}
+        first_bound = {pod: t for pod, t, outcome in zip(reversed(pods), reversed(times),
+                                                         reversed(outcomes)) if outcome == BOUND}
         created = self.created
         waits = np.array(sorted(t - created.get(pod, t) for pod, t in first_bound.items()),
                          dtype=np.float64)
-        outcomes = collections.Counter(map(operator.attrgetter("outcome"), self.decisions))
+        outcomes = collections.Counter(outcomes)
         count = outcomes.__getitem__
         quantile = (lambda q: float(np.quantile(waits, q, method="inverted_cdf"))  # noqa: E731
                     if len(waits) else None)
@@ -172,6 +173,13 @@ class SimulationResult:
     def event_log(self) -> Iterable[dict[str, Any]]:
         """The decisions as JSON-ready records, in time order."""
         return (d.to_record() for d in self.decisions)
+
+
+def _column(decisions: Sequence[Decision], field: str) -> Sequence[Any]:
+    """Every decision's ``field``: a column of the decisions kept as columns
+    (:class:`~ksched.decision_log.Decisions`), else read off each record."""
+    column = getattr(decisions, "column", None)
+    return column(field) if column is not None else [getattr(d, field) for d in decisions]
 
 
 __all__ = ["Decision", "Sample", "SimulationResult", "BOUND", "UNSCHEDULABLE", "PREEMPTING",

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ksched.decisions import BOUND, DELETED, FINISHED, UNSCHEDULABLE, Decision
+from ksched.decisions import BOUND, DELETED, FINISHED, UNSCHEDULABLE
 from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
@@ -389,8 +389,8 @@ class ArrivalRuns:
             return 0
         (key,) = retry.keys
         attempts[0] += 1
-        self.decisions.append(Decision(retry.time, key, UNSCHEDULABLE, None,
-                                       failures[key].message, (), attempts[0]))
+        self.decisions.add(retry.time, key, UNSCHEDULABLE, None, failures[key].message, (),
+                           attempts[0])
         return created
 
     def _retry_parked(self, steps: list[Step], created: int, retry: Retry,
@@ -422,7 +422,7 @@ class ArrivalRuns:
         names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
         made = self._stretch_claims(steps, node_rows)
-        record, entries = self.decisions.append, []
+        record, entries = self.decisions.add, []
         pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
             self._lane_bound
         held, seq, start = self._held_finishes, self._seq, self.start_time
@@ -436,7 +436,7 @@ class ArrivalRuns:
                 created = self._record_retry(steps, created, attempts, *pending.pop())
             t, key, c, pod, duration, _, _, left = step
             if pod is None:
-                record(Decision(t, key, left, names[node]))
+                record(t, key, left, names[node])
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
@@ -449,7 +449,7 @@ class ArrivalRuns:
                 durations[key] = float(duration)
             elif key in durations:
                 del durations[key]
-            record(Decision(t, key, BOUND, names[node], "", (), 1))
+            record(t, key, BOUND, names[node], "", (), 1)
             if key not in gone:
                 if duration is None:  # (one with a runtime leaves by its held finish)
                     remember(self._lane_loop[1], pod, c)

@@ -73,6 +73,7 @@ from ksched.profile import default_profile
 from ksched.queue import ASSIGNED_POD_DELETE, NODE_ADD, QueuedPodInfo, SchedulingQueue
 from ksched.queue.hints import PodAddHints, PodUpdateHints
 from ksched.state import ClusterState
+from ksched.decision_log import DecisionLog
 from ksched.samples import SampleLog
 from ksched.sim_lane import MIN_STRETCH, ArrivalRuns
 from ksched.sim_nodes import NodeChanges
@@ -198,7 +199,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         self._sample(force=True)
         self.assumer.sync()
         pending = tuple(pod for pod, _ in self.queue.pending_pods())
-        return SimulationResult(tuple(self.decisions), self._samples.samples(),
+        return SimulationResult(self.decisions.frozen(), self._samples.samples(),
                                 self.assumer.frozen(), dict(self._created), pending,
                                 wallclock.perf_counter() - started, self._queue_seconds,
                                 self._usage.usage())
@@ -237,7 +238,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         #: left earlier (ignored when due: a pod created again under the name may run then).
         self._finish_at: dict[str, float] = {}
         self._cancelled: set[tuple[str, float]] = set()
-        self.decisions: list[Decision] = []
+        self.decisions = DecisionLog()
         self._samples = SampleLog()
         self._next_sample = 0.0
         self._queue_seconds = 0.0
@@ -278,7 +279,7 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
         return out
 
     def _record(self, pod: str, outcome: str, **fields: Any) -> None:
-        self.decisions.append(Decision(self.now, pod, outcome, **fields))
+        self.decisions.add(self.now, pod, outcome, **fields)
 
     def _sample(self, force: bool = False) -> None:
         if not force and self.now < self._next_sample:
