@@ -22,7 +22,7 @@ Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whate
 and go (a pod larger than every node, or whose selector no node matches: a planner's "never
 fits"). Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet
 minutes; each is popped at once (nothing else is queued) and fails again, changing nothing of
-the nodes. A stretch then holds, per time, one pod leaving (and those retries) or pods
+the nodes. A stretch then holds, per time, pods leaving (then those retries, once) or pods
 created only; after the loop ran, each retry's failure is judged on the nodes' requests as
 the steps before it left them (the last one stands while no node its walk visits changed),
 and the queue takes the retries in order with the records (all at once for one pod).
@@ -141,9 +141,10 @@ class ArrivalRuns:
         The events at one virtual time go as the Simulator takes them: the finishes in the
         order they were pushed, then the pods created in the order the queue pops them
         (:meth:`_time`), then the finishes of those that run 0 s (pushed as they are bound,
-        due when the queue is empty again). With pods parked, a time holds one pod leaving
-        (then the parked pods' retries) or pods created, and a leftover flush that moves one
-        comes between two times (:meth:`_flushes`)."""
+        due when the queue is empty again). With pods parked, a time holds pods leaving
+        (then the parked pods' retries: the queue pops them once all have left) or pods
+        created, and a leftover flush that moves one comes between two times
+        (:meth:`_flushes`)."""
         timeline, held, steps, retries = self._timeline, self._held_finishes, [], []
         local: list[tuple[float, int, str]] = []  # the finishes of the pods placed here
         placed: dict[str, int] = {}
@@ -166,8 +167,11 @@ class ArrivalRuns:
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or shared_at(t, heap):
+                first = len(steps)
                 if not self._time(fast, t, steps, local, placed, limit, bool(parked)):
                     break
+                if parked and steps[first].pod is None:  # pods leaving only: they move the
+                    self._retry(parked, tuple(parked), t, len(steps), retries)  # parked ones
             elif heap is local:  # one event at ``t`` (the usual case): a pod placed here leaves
                 _, j, key = heapq.heappop(local)
                 steps.append(Step(t, key, steps[j].c, None, None, -1 - j, None))
@@ -217,8 +221,8 @@ class ArrivalRuns:
         and return ``True``; or leave them where they are and return ``False`` where the
         stretch cannot take one of them, or they would pass ``limit``. Pods created at one
         time are popped by priority (PrioritySort; a custom sort: one at a time), then as
-        they came. With pods ``parked``, pods created only (a pod leaving would move the
-        parked ones among them)."""
+        they came. With pods ``parked``, pods created only or pods leaving only (a pod leaving
+        would move the parked ones among the pods created; the caller adds their retry)."""
         due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
         finishes: list[tuple[tuple[int, int], Step]] = []
         creates: list[tuple[int, Step]] = []
@@ -237,7 +241,7 @@ class ArrivalRuns:
                     finishes.append(((0, entry[1]), step))
                 else:
                     creates.append((entry[1], step))
-        if refused or (parked and finishes) or (len(creates) > 1 and (
+        if refused or (parked and finishes and creates) or (len(creates) > 1 and (
                 not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
             for heap, entry in taken:
                 heapq.heappush(heap, entry)

@@ -234,3 +234,32 @@ def test_stretches_go_on_while_a_pod_that_fits_nowhere_waits(stretches):
     assert [(s.key, s.time) for stretch in stretches for s in stretch
             if s.key in ("default/kept", "default/brief") and s.pod is None] \
         == [("default/brief", 9.0), ("default/kept", 505.0)]
+
+
+def test_pods_leaving_at_one_time_retry_a_parked_pod_once(stretches):
+    """Pods finishing (or deleted) at one time while a pod that fits nowhere waits parked:
+    the Simulator applies every event of the time, then pops the parked pod once; a stretch
+    takes them all, then that one retry, and goes on."""
+    cluster = ClusterState.from_records(
+        [Node(f"n{i}", allocatable={"cpu": 4000, "memory": 16 * GI, "pods": 110})
+         for i in range(2)], [])
+    pod = lambda name, cpu=500: Pod(name, containers=[Container("c", requests={"cpu": cpu})])  # noqa: E731
+    events = [Event(0.0, "create", pod=pod("big", 9000))]
+    # three pods leave at 40 s (two finishing, one deleted), two at 90 s, one alone at 120 s
+    events += [Event(float(t), "create", pod=pod(f"p{k}"), duration=d)
+               for k, (t, d) in enumerate([(10, 30), (20, 20), (30, 60), (35, 55), (60, 60)])]
+    events += [Event(25.0, "create", pod=pod("gone")), Event(40.0, "delete", name="default/gone")]
+    events += [Event(200.0 + k, "create", pod=pod(f"late{k}"), duration=5.0) for k in range(3)]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    retried = [d["time"] for d in got["decisions"]
+               if d["pod"] == "default/big" and d["outcome"] == "unschedulable"]
+    assert retried == [0.0, 40.0, 90.0, 120.0, 205.0, 206.0, 207.0]
+    left_at = {}
+    for stretch in stretches:
+        for s in stretch:
+            if s.pod is None:
+                left_at.setdefault(s.time, []).append(s.key)
+    # the deletion was on the timeline from the start; the finishes came as the pods bound
+    assert left_at[40.0] == ["default/gone", "default/p0", "default/p1"]
+    assert sorted(left_at[90.0]) == ["default/p2", "default/p3"]
