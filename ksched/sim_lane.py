@@ -347,24 +347,33 @@ class ArrivalRuns:
                          requested: np.ndarray | None) -> list[dict[str, Any]]:
         """Per retry, each pod's failure (:meth:`Driver.hopeless_failure
         <ksched.driver.Driver.hopeless_failure>`), judged on the nodes' requests then:
-        ``requested`` (before the stretch; changed here) plus the steps before it."""
+        ``requested`` (before the stretch; changed here) plus the steps before it, added up
+        only when a failure is judged anew (the last one stands while none of the nodes its
+        walk visits changed)."""
         out: list[dict[str, Any]] = []
         if not retries:
             return out
         index, framework, driver, k = self._nominations(), fast.framework, self.driver, 0
-        walked = {key: driver.hopeless_walked(framework, c, self._pods[key], index)
-                  for key, (c, _) in parked.items()}
+        walked = {key: set(np.flatnonzero(driver.hopeless_walked(
+            framework, c, self._pods[key], index)).tolist()) for key, (c, _) in parked.items()}
         last: dict[str, Any] = {}  # each pod's last failure while its walk's nodes stand
+        rows, changes = [], []  # the steps' changes not yet added to ``requested``
+        node_rows = nodes.tolist()
         for position, _, keys in retries:
-            for step, node in zip(steps[k:position], nodes[k:position].tolist()):
+            for step, node in zip(steps[k:position], node_rows[k:position]):
                 change = self._class_footprint(step.c, step.key, step.pod)
-                requested[node] += change if step.pod is not None else -change
-                for key in [key for key in last if walked[key][node]]:
+                rows.append(node)
+                changes.append(change if step.pod is not None else -change)
+                for key in [key for key in last if node in walked[key]]:
                     del last[key]
             k = position
             for key in keys:
+                again = last.get(key)
+                if again is None and rows:
+                    np.add.at(requested, rows, np.array(changes))
+                    rows, changes = [], []
                 last[key] = driver.hopeless_failure(framework, parked[key][0], self._pods[key],
-                                                    index, self.rng, requested, last.get(key))
+                                                    index, self.rng, requested, again)
             out.append({key: last[key] for key in keys})
         return out
 
