@@ -156,8 +156,11 @@ class ArrivalRuns:
             t = min(t0, t1, t2)
             if t == inf or (until is not None and t > until):
                 break
-            if parked and (t <= last or not self._flushes(parked, t, len(steps), retries)):
+            if parked and t <= last:
                 break
+            # a leftover flush due at ``t`` moves parked pods before the time's events: a
+            # time of pods leaving only then (those move them all), retried once after them
+            flushing = bool(parked) and not self._flushes(parked, t, len(steps), retries)
             if t <= last:  # only the finishes of pods placed at ``last`` that run 0 s
                 if t < last or t0 == t or t1 == t:
                     break
@@ -168,7 +171,8 @@ class ArrivalRuns:
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or shared_at(t, heap):
                 first = len(steps)
-                if not self._time(fast, t, steps, local, placed, limit, bool(parked)):
+                if not self._time(fast, t, steps, local, placed, limit, bool(parked),
+                                  flushing):
                     break
                 if parked and steps[first].pod is None:  # pods leaving only: they move the
                     self._retry(parked, tuple(parked), t, len(steps), retries)  # parked ones
@@ -179,7 +183,7 @@ class ArrivalRuns:
                     self._retry(parked, tuple(parked), t, len(steps), retries)
             else:
                 step = self._heap_step(fast, heap, heap[0], steps, local, placed)
-                if step is None:
+                if step is None or (flushing and step.pod is not None):
                     break
                 heapq.heappop(heap)
                 self._take(step, steps, local, placed)
@@ -191,8 +195,9 @@ class ArrivalRuns:
     def _flushes(self, parked: dict[str, list], t: float, position: int,
                  retries: list[Retry]) -> bool:
         """The retries of the leftover flushes before ``t`` (after ``position`` steps), of
-        the parked pods each moves; ``False`` where one falls at ``t`` (the stretch ends
-        before it: the queue's timers run before the time's events)."""
+        the parked pods each moves; ``False`` where one falls at ``t`` (the queue's timers
+        run before the time's events: the stretch takes that time only if pods leave then,
+        as those move every parked pod, and ends before it if pods are created)."""
         while parked:
             tick = min(at for _, at in parked.values())
             if tick >= t:
@@ -216,13 +221,14 @@ class ArrivalRuns:
             parked[key][1] = tick
 
     def _time(self, fast: Any, t: float, steps: list[Step], local: list, placed: dict,
-              limit: int, parked: bool) -> bool:
+              limit: int, parked: bool, leaving_only: bool = False) -> bool:
         """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
         and return ``True``; or leave them where they are and return ``False`` where the
         stretch cannot take one of them, or they would pass ``limit``. Pods created at one
         time are popped by priority (PrioritySort; a custom sort: one at a time), then as
         they came. With pods ``parked``, pods created only or pods leaving only (a pod leaving
-        would move the parked ones among the pods created; the caller adds their retry)."""
+        would move the parked ones among the pods created; the caller adds their retry), and
+        pods leaving only where ``leaving_only`` (a leftover flush moves them at ``t``)."""
         due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
         finishes: list[tuple[tuple[int, int], Step]] = []
         creates: list[tuple[int, Step]] = []
@@ -241,7 +247,8 @@ class ArrivalRuns:
                     finishes.append(((0, entry[1]), step))
                 else:
                     creates.append((entry[1], step))
-        if refused or (parked and finishes and creates) or (len(creates) > 1 and (
+        moved = creates and (leaving_only or parked and finishes)  # parked pods among them
+        if refused or moved or (len(creates) > 1 and (
                 not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
             for heap, entry in taken:
                 heapq.heappush(heap, entry)

@@ -263,3 +263,23 @@ def test_pods_leaving_at_one_time_retry_a_parked_pod_once(stretches):
     # the deletion was on the timeline from the start; the finishes came as the pods bound
     assert left_at[40.0] == ["default/gone", "default/p0", "default/p1"]
     assert sorted(left_at[90.0]) == ["default/p2", "default/p3"]
+
+
+def test_a_leftover_flush_at_a_time_pods_leave_retries_once(stretches):
+    """A leftover flush due when a pod finishes: the queue's timer moves the parked pod first,
+    the finish would move it again, and it is popped once, after the finish; a stretch takes
+    that time (one retry), where it ends before a time a pod is created at a flush."""
+    cluster = ClusterState.from_records(
+        [Node("n0", allocatable={"cpu": 4000, "memory": 16 * GI, "pods": 110})], [])
+    pod = lambda name, cpu=500: Pod(name, containers=[Container("c", requests={"cpu": cpu})])  # noqa: E731
+    events = [Event(0.0, "create", pod=pod("big", 9000)),
+              Event(600.0, "create", pod=pod("a"), duration=60.0),  # leaves at the 660 s flush
+              Event(990.0, "create", pod=pod("b")),  # created at the 990 s flush
+              Event(1000.0, "create", pod=pod("c"), duration=5.0)]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    retried = [d["time"] for d in got["decisions"]
+               if d["pod"] == "default/big" and d["outcome"] == "unschedulable"]
+    assert retried == [0.0, 330.0, 660.0, 990.0, 1005.0]
+    taken = [(s.key, s.time) for stretch in stretches for s in stretch]
+    assert ("default/a", 660.0) in taken and ("default/b", 990.0) not in taken
