@@ -21,11 +21,12 @@ created with it that were not placed go to the queue, as the queue would hold th
 Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whatever pods come
 and go (a pod larger than every node, or whose selector no node matches: a planner's "never
 fits"). Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet
-minutes; each is popped at once (nothing else is queued) and fails again, changing nothing of
-the nodes. A stretch then holds, per time, pods leaving (then those retries, once) or pods
-created only; after the loop ran, each retry's failure is judged on the nodes' requests as
-the steps before it left them (the last one stands while no node its walk visits changed),
-and the queue takes the retries in order with the records (all at once for one pod).
+minutes; each is popped (among the pods created then, as the queue orders them) and fails
+again, changing nothing of the nodes: a stretch takes those retries with the time's events
+(:meth:`ArrivalRuns._time`). After the loop ran, each retry's failure is judged on the nodes'
+requests as the steps before it left them (the last one stands while no node its walk visits
+changed), and the queue takes the retries in order with the records (all at once for one
+pod).
 """
 
 from __future__ import annotations
@@ -170,12 +171,9 @@ class ArrivalRuns:
                 continue
             heap = timeline if t == t0 else held if t == t1 else local
             if (t0 == t) + (t1 == t) + (t2 == t) > 1 or shared_at(t, heap):
-                first = len(steps)
-                if not self._time(fast, t, steps, local, placed, limit, bool(parked),
-                                  flushing):
+                if not self._time(fast, t, steps, local, placed, limit, parked, flushing,
+                                  retries):
                     break
-                if parked and steps[first].pod is None:  # pods leaving only: they move the
-                    self._retry(parked, tuple(parked), t, len(steps), retries)  # parked ones
             elif heap is local:  # one event at ``t`` (the usual case): a pod placed here leaves
                 _, j, key = heapq.heappop(local)
                 steps.append(Step(t, key, steps[j].c, None, None, -1 - j, None))
@@ -221,14 +219,15 @@ class ArrivalRuns:
             parked[key][1] = tick
 
     def _time(self, fast: Any, t: float, steps: list[Step], local: list, placed: dict,
-              limit: int, parked: bool, leaving_only: bool = False) -> bool:
+              limit: int, parked: dict[str, list], flushing: bool, retries: list[Retry]
+              ) -> bool:
         """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
         and return ``True``; or leave them where they are and return ``False`` where the
         stretch cannot take one of them, or they would pass ``limit``. Pods created at one
         time are popped by priority (PrioritySort; a custom sort: one at a time), then as
-        they came. With pods ``parked``, pods created only or pods leaving only (a pod leaving
-        would move the parked ones among the pods created; the caller adds their retry), and
-        pods leaving only where ``leaving_only`` (a leftover flush moves them at ``t``)."""
+        they came. Pods leaving (or a leftover flush due, ``flushing``) move the ``parked``
+        pods: retried once after the pods leaving, popped among the pods created as the
+        queue would (:meth:`_parked_pop`)."""
         due = [h for h in (self._timeline, self._held_finishes, local) if h and h[0][0] == t]
         finishes: list[tuple[tuple[int, int], Step]] = []
         creates: list[tuple[int, Step]] = []
@@ -247,18 +246,48 @@ class ArrivalRuns:
                     finishes.append(((0, entry[1]), step))
                 else:
                     creates.append((entry[1], step))
-        moved = creates and (leaving_only or parked and finishes)  # parked pods among them
-        if refused or moved or (len(creates) > 1 and (
+        creates.sort(key=lambda c: (priority_sort_key(QueuedPodInfo(pod=c[1].pod, timestamp=t)),
+                                    c[0]))  # then as the queue took them
+        moved = bool(parked) and (flushing or bool(finishes))
+        at = self._parked_pop(parked, t, creates, flushing, retries) if moved and creates \
+            else len(creates)
+        if refused or at is None or (len(creates) > 1 and (
                 not self._priority_sort or len({s.key for _, s in creates}) < len(creates))):
             for heap, entry in taken:
                 heapq.heappush(heap, entry)
             return False
         finishes.sort(key=lambda f: f[0])
-        creates.sort(key=lambda c: (priority_sort_key(QueuedPodInfo(pod=c[1].pod, timestamp=t)),
-                                    c[0]))  # then as the queue took them
-        for _, step in finishes + creates:
+        for _, step in finishes:
             self._take(step, steps, local, placed)
+        for k, (_, step) in enumerate(creates + [(None, None)]):
+            if moved and k == at:
+                self._retry(parked, tuple(parked), t, len(steps), retries)
+            if step is not None:
+                self._take(step, steps, local, placed)
         return True
+
+    def _parked_pop(self, parked: dict[str, list], t: float, creates: list[tuple[int, Step]],
+                    flushing: bool, retries: list[Retry]) -> int | None:
+        """How many of the pods created at ``t`` (``creates``, in pop order) the queue pops
+        before the one parked pod, which pods leaving then moved: all of them where it went
+        to backoffQ (popped once activeQ is empty), else those ranking above it
+        (PrioritySort: its timestamp is its last failure's, before ``t``). ``None`` where
+        the stretch cannot tell: several pods parked, another sort, or a leftover flush due
+        at ``t`` (it would move the pod before those pods come)."""
+        if len(parked) != 1 or not self._priority_sort or flushing:
+            return None
+        ((key, _),) = parked.items()
+        info = next((i for i in self.queue.parked() or () if i.key == key), None)
+        if info is None:
+            return None
+        mine = [r.time for r in retries if key in r.keys]  # its failures in this stretch
+        timestamp, count = (mine[-1], info.unschedulable_count + len(mine)) if mine else \
+            (info.timestamp, info.consecutive_errors_count or info.unschedulable_count)
+        if self.queue.backing_off(timestamp, count, t):
+            return len(creates)
+        rank = priority_sort_key(QueuedPodInfo(pod=info.pod, timestamp=timestamp))
+        return sum(priority_sort_key(QueuedPodInfo(pod=step.pod, timestamp=t)) < rank
+                   for _, step in creates)
 
     def _heap_step(self, fast: Any, heap: list, entry: tuple, steps: list[Step], local: list,
                    placed: dict) -> Step | None:
@@ -416,14 +445,13 @@ class ArrivalRuns:
     def _retry_parked(self, steps: list[Step], created: int, retry: Retry,
                       failures: dict[str, Any]) -> None:
         """The queue's part of ``retry`` and its records: the ``created`` pods before it
-        passed through, the parked pods moved (by the finish before it, or the flush due
-        then), popped and parked again with their ``failures``."""
+        passed through, the parked pods moved (by a pod leaving at its time before it, or the
+        flush due then), popped and parked again with their ``failures``."""
         queue, (position, t, keys) = self.queue, retry
         if created:
             self._timed(queue.passed_through, steps[position - 1].time, created)
         self._timed(queue.advance, t)  # the flush due at ``t``, if any, moves them
-        before = steps[position - 1] if position else None
-        if before is not None and before.pod is None and before.time == t:
+        if _left_at(steps, position, t):
             self._timed(queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
         self.now = t
         for _ in keys:
@@ -564,3 +592,14 @@ class ArrivalRuns:
                 pod = self.assumer.logged(self.assumer.row_of(key))
             found = self._footprints[c] = self.assumer.footprint(pod)[0]
         return found
+
+
+def _left_at(steps: list[Step], position: int, t: float) -> bool:
+    """Whether a pod left at time ``t`` among the steps before ``position`` (the pods
+    leaving come first in a time's steps)."""
+    k = position - 1
+    while k >= 0 and steps[k].time == t:
+        if steps[k].pod is None:
+            return True
+        k -= 1
+    return False

@@ -42,9 +42,11 @@ def with_flushes(steps: list[Step], sampled: np.ndarray, retries: Sequence[Retry
                  ) -> tuple[list[Step], np.ndarray]:
     """``steps`` and whether a sample may follow each (``sampled``), with a step of no event
     (class -1) at each leftover flush among ``retries``: a time of its own, between two
-    steps', where the Simulator's clock stops and samples."""
-    flushes = [r for r in retries if not (r.position and steps[r.position - 1].pod is None
-                                           and steps[r.position - 1].time == r.time)]
+    steps', where the Simulator's clock stops and samples (a retry at a step's time is one
+    of that time's pods leaving moved)."""
+    flushes = [r for r in retries if not (
+        (r.position and steps[r.position - 1].time == r.time)
+        or (r.position < len(steps) and steps[r.position].time == r.time))]
     if not flushes:
         return steps, sampled
     moments, k = [], 0

@@ -283,3 +283,38 @@ def test_a_leftover_flush_at_a_time_pods_leave_retries_once(stretches):
     assert retried == [0.0, 330.0, 660.0, 990.0, 1005.0]
     taken = [(s.key, s.time) for stretch in stretches for s in stretch]
     assert ("default/a", 660.0) in taken and ("default/b", 990.0) not in taken
+
+
+def _at(decisions: list[dict], t: float) -> list[tuple[str, str]]:
+    return [(d["pod"].split("/")[1], d["outcome"]) for d in decisions if d["time"] == t]
+
+
+def test_a_parked_pod_moved_among_pods_created_pops_where_the_queue_puts_it(stretches):
+    """A pod leaves while pods are created at the same time and a pod that fits nowhere
+    waits parked: the queue pops that pod among those created by priority (older than them,
+    it goes first among equals), or after them all while its backoff runs (backoffQ, popped
+    once activeQ is empty); a stretch takes the time with its retry there."""
+    cluster = ClusterState.from_records(
+        [Node("n0", allocatable={"cpu": 4000, "memory": 16 * GI, "pods": 110})], [])
+
+    def pod(name: str, cpu: int = 500, priority: int = 0) -> Pod:
+        return Pod(name, priority=priority, containers=[Container("c", requests={"cpu": cpu})])
+
+    created = [Event(t, "create", pod=pod(f"{name}-{t:g}", priority=priority))
+               for t in (30.0, 60.5) for name, priority in (("lo", 0), ("eq", 50), ("hi", 100))]
+    events = [Event(0.0, "create", pod=pod("big", 9000, priority=50)),
+              Event(10.0, "create", pod=pod("a"), duration=20.0),  # leaves at 30 s
+              Event(59.0, "create", pod=pod("b"), duration=1.0),  # leaves at 60 s
+              Event(59.5, "create", pod=pod("c"), duration=1.0),  # leaves at 60.5 s
+              *created]
+    expected, got = _both(cluster, events)
+    assert got == expected
+    assert _at(got["decisions"], 30.0) == [
+        ("a", "finished"), ("hi-30", "bound"), ("big", "unschedulable"), ("eq-30", "bound"),
+        ("lo-30", "bound")]
+    # retried at 60 s (its third failure: 4 s of backoff), moved at 60.5 s to backoffQ
+    assert _at(got["decisions"], 60.5) == [
+        ("c", "finished"), ("hi-60.5", "bound"), ("eq-60.5", "bound"), ("lo-60.5", "bound"),
+        ("big", "unschedulable")]
+    taken = {(s.key, s.time) for stretch in stretches for s in stretch}
+    assert {("default/hi-30", 30.0), ("default/eq-60.5", 60.5)} <= taken

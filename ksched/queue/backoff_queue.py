@@ -75,16 +75,25 @@ class BackoffQueue:
         is backing off while ``expiry >= align(now)``: with the window, a pod whose expiry falls in
         the current second waits for the next one.
         """
-        if self.max_backoff == 0:
+        return self.expiry(info.timestamp, info.consecutive_errors_count
+                           or info.unschedulable_count)
+
+    def expiry(self, timestamp: float, count: int) -> float:
+        """:meth:`backoff_expiry` of a pod requeued at ``timestamp`` after ``count``
+        failures."""
+        if self.max_backoff == 0 or count == 0:
             return -math.inf
-        count = info.consecutive_errors_count or info.unschedulable_count
-        if count == 0:
-            return -math.inf
-        return self.align(info.timestamp + self.backoff_duration(count))
+        return self.align(timestamp + self.backoff_duration(count))
 
     def is_backing_off(self, info: QueuedPodInfo, now: float) -> bool:
         """``isPodBackingoff`` at time ``now``."""
-        return not self.backoff_expiry(info) < self.align(now)
+        return self.backing_off(info.timestamp, info.consecutive_errors_count
+                                or info.unschedulable_count, now)
+
+    def backing_off(self, timestamp: float, count: int, now: float) -> bool:
+        """:meth:`is_backing_off` of a pod requeued at ``timestamp`` after ``count``
+        failures."""
+        return not self.expiry(timestamp, count) < self.align(now)
 
     # ------------------------------------------------------------------ the heaps
 

@@ -152,6 +152,11 @@ class SchedulingQueue(NominatingQueue):
         is disabled or the pod has not failed yet."""
         return self._backoffq.backoff_expiry(info)
 
+    def backing_off(self, timestamp: float, unschedulable: int, now: float) -> bool:
+        """``isPodBackingoff`` at ``now`` of a pod last requeued at ``timestamp``, found
+        unschedulable ``unschedulable`` times (its errors counted anew since)."""
+        return self._backoffq.backing_off(timestamp, unschedulable, now)
+
     # ------------------------------------------------------------------ clock
 
     def advance(self, now: float) -> None:
