@@ -38,7 +38,7 @@ from ksched.framework.nominator import NominatedPods
 from ksched.framework.runtime import Framework
 from ksched.framework.schedule_one import ScheduleResult
 from ksched.framework.tiebreak import TieBreaker
-from ksched.kernels.schedule_loop import EVALUATED_AT, NEXT_START_AT, PLACED_AT
+from ksched.kernels.schedule_loop import EVALUATED_AT, KNOWN_FAILURE, NEXT_START_AT, PLACED_AT
 from ksched.plugins.inter_pod_affinity import has_required_anti_affinity
 from ksched.plugins.inter_pod_affinity_index import running_pods
 from ksched.state import ClusterState
@@ -416,10 +416,10 @@ class Driver:
         ``requested`` (their requests then), as :meth:`schedule_one` runs it: the failure,
         its nodes counted as evaluated. ``again``: the pod's last failure, where none of the
         nodes :meth:`hopeless_walked` changed since (it stands)."""
-        state = self.assumer.state
-        self.counters.nodes_evaluated += state.num_nodes
+        self.failures_stood(1)
         if again is not None:
             return again
+        state = self.assumer.state
         compiled = self._preemption(framework)
         failure = compiled.fail(c, compiled.plan(c, pod, state), pod, self.assumer, nominated,
                                 rng, requested)
@@ -427,6 +427,11 @@ class Driver:
             raise RuntimeError(f"pod {pod.key}: its class was found to fit nowhere, yet it "
                                f"fits or its failure is not modelled")
         return failure
+
+    def failures_stood(self, cycles: int) -> None:
+        """``cycles`` failing cycles whose failure stands as last found (no walk again):
+        each evaluated every node, as kube-scheduler's failing cycle does."""
+        self.counters.nodes_evaluated += cycles * self.assumer.state.num_nodes
 
     def known_class(self, key: str) -> int | None:
         """The class the compiled cycle found for pod ``key`` (``None``: none is known)."""
@@ -510,13 +515,16 @@ class Driver:
 
     def _loop_one(self, fast: FusedLoop, c: int, placed: Callable[[], Pod]) -> int | None:
         """The compiled loop's placement of one pod (assumed), or ``None``: it fits nowhere
-        (the start index is left where the walk began, as the framework's cycle will)."""
+        (the start index is left where the walk began, as the framework's cycle will; a
+        failure known from its class's last walk evaluated every node, as that cycle does)."""
         classes, out_node, out_start = self._one
         classes[0], out_node[0], out_start[0] = c, 0, 0
         self.tie_breaker.reserve(1)
         self.run_loop(fast, classes, 0, out_node, out_start)
         if out_node[0] < 0:
             self.counters.next_start_index = int(out_start[0])
+            if out_node[0] == KNOWN_FAILURE:
+                self.failures_stood(1)
             return None
         self.assumer.record(placed(), int(out_node[0]))
         return int(out_node[0])

@@ -394,6 +394,7 @@ class ArrivalRuns:
             framework, c, self._pods[key], index)).tolist()) for key, (c, _) in parked.items()}
         last: dict[str, Any] = {}  # each pod's last failure while its walk's nodes stand
         rows, changes = [], []  # the steps' changes not yet added to ``requested``
+        stood = 0  # the failures that stood
         node_rows = nodes.tolist()
         for position, _, keys in retries:
             for step, node in zip(steps[k:position], node_rows[k:position]):
@@ -404,13 +405,16 @@ class ArrivalRuns:
                     del last[key]
             k = position
             for key in keys:
-                again = last.get(key)
-                if again is None and rows:
+                if key in last:  # it stands (its cycle counted below)
+                    stood += 1
+                    continue
+                if rows:
                     np.add.at(requested, rows, np.array(changes))
                     rows, changes = [], []
                 last[key] = driver.hopeless_failure(framework, parked[key][0], self._pods[key],
-                                                    index, self.rng, requested, again)
+                                                    index, self.rng, requested)
             out.append({key: last[key] for key in keys})
+        driver.failures_stood(stood)
         return out
 
     def _retried_at_once(self, retries: Sequence[Retry], failures: Sequence[dict]

@@ -104,7 +104,9 @@ def _outcome(simulator: Simulator, result) -> dict:
                 pod_node=state.pod_node.tolist(), requested=state.requested.tolist(),
                 nonzero=state.nonzero_requested.tolist(),
                 node_pods=simulator.assumer.node_pods(),
-                cycles=simulator.queue.scheduling_cycle, now=simulator.now)
+                cycles=simulator.queue.scheduling_cycle, now=simulator.now,
+                evaluated=simulator.driver.counters.nodes_evaluated,
+                next_start=simulator.driver.counters.next_start_index)
 
 
 def _both(cluster, events, until=None, **options) -> tuple[dict, dict]:
