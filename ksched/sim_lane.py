@@ -47,7 +47,8 @@ from ksched.framework.tiebreak import RANDOM
 from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
-from ksched.sim_steps import Retry, Step, sampled_after, shared_at, step_columns, with_flushes
+from ksched.sim_steps import Retry, Step, left_at, sampled_after, shared_at, step_columns, \
+    with_flushes
 from ksched.sim_support import next_sample_time
 from ksched.timeline import Event
 
@@ -455,7 +456,7 @@ class ArrivalRuns:
         if created:
             self._timed(queue.passed_through, steps[position - 1].time, created)
         self._timed(queue.advance, t)  # the flush due at ``t``, if any, moves them
-        if _left_at(steps, position, t):
+        if left_at(steps, position, t):
             self._timed(queue.move_all_to_active_or_backoff, ASSIGNED_POD_DELETE)
         self.now = t
         for _ in keys:
@@ -596,14 +597,3 @@ class ArrivalRuns:
                 pod = self.assumer.logged(self.assumer.row_of(key))
             found = self._footprints[c] = self.assumer.footprint(pod)[0]
         return found
-
-
-def _left_at(steps: list[Step], position: int, t: float) -> bool:
-    """Whether a pod left at time ``t`` among the steps before ``position`` (the pods
-    leaving come first in a time's steps)."""
-    k = position - 1
-    while k >= 0 and steps[k].time == t:
-        if steps[k].pod is None:
-            return True
-        k -= 1
-    return False

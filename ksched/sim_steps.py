@@ -10,7 +10,8 @@ import numpy as np
 
 from ksched.decisions import FINISHED
 
-__all__ = ["Retry", "Step", "sampled_after", "shared_at", "step_columns", "with_flushes"]
+__all__ = ["Retry", "Step", "left_at", "sampled_after", "shared_at", "step_columns",
+           "with_flushes"]
 
 
 class Step(NamedTuple):
@@ -85,3 +86,14 @@ def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
     after = np.ones(len(steps), dtype=np.bool_)  # the last step, and where the time moves on
     after[:-1] = (times[1:] != times[:-1]) | (late[1:] & ~late[:-1])
     return after & (times != cut) if cut is not None else after
+
+
+def left_at(steps: list[Step], position: int, t: float) -> bool:
+    """Whether a pod left at time ``t`` among the steps before ``position`` (the pods
+    leaving come first in a time's steps)."""
+    k = position - 1
+    while k >= 0 and steps[k].time == t:
+        if steps[k].pod is None:
+            return True
+        k -= 1
+    return False

@@ -49,15 +49,10 @@ DEFAULT_POD_MAX_BACKOFF = 10.0
 DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS = 300.0
 
 # Sub-queue names used by pending_pods().
-ACTIVE_Q = "activeQ"
-BACKOFF_Q = "backoffQ"
-UNSCHEDULABLE = "unschedulable"
-GATED = "gated"
+ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE, GATED = "activeQ", "backoffQ", "unschedulable", "gated"
 
 # queueingStrategy.
-_QUEUE_SKIP = 0
-_QUEUE_AFTER_BACKOFF = 1
-_QUEUE_IMMEDIATELY = 2
+_QUEUE_SKIP, _QUEUE_AFTER_BACKOFF, _QUEUE_IMMEDIATELY = 0, 1, 2
 
 
 class SchedulingQueue(NominatingQueue):
@@ -141,10 +136,8 @@ class SchedulingQueue(NominatingQueue):
     # ------------------------------------------------------------------ backoff
 
     def backoff_duration(self, attempts: int) -> float:
-        """``calculateBackoffDuration``: ``initial * 2**(attempts-1)`` capped at max; 0 for 0.
-
-        ``attempts`` is the pod's unschedulable (or consecutive error) count.
-        """
+        """``calculateBackoffDuration``: ``initial * 2**(attempts-1)`` capped at max; 0 for 0
+        (``attempts``: the pod's unschedulable, or consecutive error, count)."""
         return self._backoffq.backoff_duration(attempts)
 
     def backoff_expiry(self, info: QueuedPodInfo) -> float:
@@ -153,8 +146,8 @@ class SchedulingQueue(NominatingQueue):
         return self._backoffq.backoff_expiry(info)
 
     def backing_off(self, timestamp: float, unschedulable: int, now: float) -> bool:
-        """``isPodBackingoff`` at ``now`` of a pod last requeued at ``timestamp``, found
-        unschedulable ``unschedulable`` times (its errors counted anew since)."""
+        """``isPodBackingoff`` at ``now`` of a pod requeued at ``timestamp``, ``unschedulable``
+        times unschedulable (no error since)."""
         return self._backoffq.backing_off(timestamp, unschedulable, now)
 
     # ------------------------------------------------------------------ clock
