@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from ksched.decisions import Decision
+from ksched.errors import ArgumentError
 
 __all__ = ["DecisionLog", "Decisions"]
 
@@ -45,6 +46,8 @@ class _Columns(Sequence[Decision]):
 
     def column(self, field: str) -> Sequence[Any]:
         """Every decision's ``field`` (one of :data:`FIELDS`), in order."""
+        if field not in FIELDS:
+            raise ArgumentError(f"decisions: column {field!r}: expected one of {FIELDS}")
         return self._columns[FIELDS.index(field)]
 
     def __eq__(self, other: object) -> bool:
@@ -91,7 +94,7 @@ class Decisions(_Columns):
 
     def __init__(self, columns: tuple[tuple[Any, ...], ...]) -> None:
         if len(columns) != len(FIELDS) or len({len(c) for c in columns}) > 1:
-            raise ValueError(f"Decisions: a column per field of {FIELDS}, all as long")
+            raise ArgumentError(f"Decisions: a column per field of {FIELDS}, all as long")
         self._columns = columns
 
     @classmethod

@@ -9,6 +9,7 @@ import pytest
 
 from ksched import ClusterState, Container, Node, Pod
 from ksched.decision_log import DecisionLog, Decisions
+from ksched.errors import ArgumentError
 from ksched.decisions import BOUND, FINISHED, UNSCHEDULABLE, Decision
 from ksched.simulator import Event, Simulator
 
@@ -60,5 +61,7 @@ def test_the_log_goes_on_after_a_copy():
     assert len(copy) == 1 and len(log) == 2
     assert log[-1] == Decision(5.0, "default/a", FINISHED, "n1")
     assert log[0:] == (copy[0], log[1])
-    with pytest.raises(ValueError, match="a column per field"):
+    with pytest.raises(ArgumentError, match="a column per field"):
         Decisions(((1.0,), ("p",)))
+    with pytest.raises(ArgumentError, match="column 'node_name': expected one of"):
+        copy.column("node_name")
