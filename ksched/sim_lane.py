@@ -281,9 +281,10 @@ class ArrivalRuns:
         info = next((i for i in self.queue.parked() or () if i.key == key), None)
         if info is None:
             return None
-        mine = [r.time for r in retries if key in r.keys]  # its failures in this stretch
-        timestamp, count = (mine[-1], info.unschedulable_count + len(mine)) if mine else \
-            (info.timestamp, info.consecutive_errors_count or info.unschedulable_count)
+        # every retry of this stretch is its failure (the parked pods stay those of its start)
+        timestamp, count = (retries[-1].time, info.unschedulable_count + len(retries)) \
+            if retries else (info.timestamp, info.consecutive_errors_count
+                             or info.unschedulable_count)
         if self.queue.backing_off(timestamp, count, t):
             return len(creates)
         rank = priority_sort_key(QueuedPodInfo(pod=info.pod, timestamp=timestamp))
