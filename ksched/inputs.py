@@ -42,7 +42,7 @@ from ksched.io import (
     without_orphans,
 )
 from ksched.pod_loading import pending_table_of_file
-from ksched.pod_table import PodTable
+from ksched.pod_table import PodTable, all_pods
 from ksched.profile import Profile
 from ksched.state import ClusterState, check_unique, pod_specs
 from ksched.validation import go_quote, invalid, not_supported
@@ -63,7 +63,7 @@ def as_pods(source: Any, where: str = "pods") -> tuple[Pod, ...]:
     """
     if isinstance(source, PodTable):
         return tuple(source)
-    if isinstance(source, tuple | list) and all(isinstance(p, Pod) for p in source):
+    if isinstance(source, tuple | list) and all_pods(source):
         pods = tuple(source)
     elif isinstance(source, Pod):
         pods = (source,)

@@ -26,16 +26,14 @@ from ksched.errors import ArgumentError, InvalidObjectError
 from ksched.node_table import EqualSequence
 from ksched.volume_classes import has_claims
 
-__all__ = ["IDENTITY_COLUMNS", "PodTable", "spec_key"]
+__all__ = ["IDENTITY_COLUMNS", "PodTable", "all_pods", "spec_key"]
 
 #: The pod fields a table keeps per pod; every other field is its spec row's.
 IDENTITY_COLUMNS = ("name", "uid", "creation_time")
 _SPEC_FIELDS = tuple(f.name for f in attrs.fields(Pod) if f.name not in IDENTITY_COLUMNS)
 #: ``spec_key(pod)``: the fields pods of one spec row share (all but the identity columns).
 spec_key = operator.attrgetter(*_SPEC_FIELDS)
-_identity = operator.attrgetter(*IDENTITY_COLUMNS)
 _assemble = assembler(Pod, IDENTITY_COLUMNS, _SPEC_FIELDS)
-_UNSEEN = object()
 #: Per byte, whether DNS-1123 subdomains may hold it (or :func:`_all_subdomains` separates
 #: names with it: ``"\n"``).
 _SUBDOMAIN_BYTE = np.zeros(256, dtype=np.bool_)
@@ -47,6 +45,24 @@ _MAX_NAME = 253
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+def all_pods(items: Sequence[Any]) -> bool:
+    """Whether every item is a ``Pod`` (a check per type, not per item)."""
+    return all(issubclass(kind, Pod) for kind in set(map(type, items)))
+
+
+#: How many rows sharing a containers object a pod is compared with before its lookup by value.
+_LATEST_ROWS = 8
+
+
+def _latest_equal(rows: list[int], keys: list[tuple], values: tuple) -> int:
+    """The newest of the last :data:`_LATEST_ROWS` ``rows`` but the last whose key equals
+    ``values`` (-1: none)."""
+    for row in reversed(rows[-_LATEST_ROWS:-1]):
+        if keys[row] == values:
+            return row
+    return -1
 
 
 class PodTable(EqualSequence):
@@ -104,28 +120,36 @@ class PodTable(EqualSequence):
             raise ArgumentError(f"pods: expected Pod records or a PodTable, got "
                                 f"{type(pods).__name__}")
         pods = list(pods)
-        for i, pod in enumerate(pods):
-            if not isinstance(pod, Pod):
-                raise ArgumentError(f"pods[{i}]: expected a Pod, got {type(pod).__name__} "
-                                    f"(ksched.inputs.as_pod_table reads manifests)")
+        if not all_pods(pods):
+            i, pod = next((i, p) for i, p in enumerate(pods) if not isinstance(p, Pod))
+            raise ArgumentError(f"pods[{i}]: expected a Pod, got {type(pod).__name__} "
+                                f"(ksched.inputs.as_pod_table reads manifests)")
         return cls._of_pods(pods)
 
     @classmethod
     def _of_pods(cls, pods: list[Pod]) -> PodTable:
-        """Group pods by spec: first by the identities of the spec's field objects (replicas
-        made with ``attrs.evolve`` or read from one template share them), then by value."""
-        by_identity: dict[tuple, int] = {}
+        """Group pods by spec. A pod is compared first with the latest rows whose containers
+        are its containers object (replicas made with ``attrs.evolve`` or read from one
+        template share their field objects): a tuple comparison that takes identical fields
+        as equal without looking into them. Only a pod matching none of those is looked up by
+        value, every field hashed."""
         by_value: dict[tuple, int] = {}
+        by_containers: dict[int, list[int]] = {}
         spec = np.empty(len(pods), dtype=np.int64)
         specs: list[Pod] = []
+        keys: list[tuple] = []
         for i, pod in enumerate(pods):
             if pod.volumes and has_claims(pod):
                 spec[i] = len(specs)
                 specs.append(pod)
+                keys.append(())
                 continue
             values = spec_key(pod)
-            identity = tuple(map(id, values))
-            row = by_identity.get(identity, -1)
+            rows = by_containers.get(id(pod.containers))
+            if rows is None:
+                rows = by_containers[id(pod.containers)] = []
+            row = rows[-1] if rows and keys[rows[-1]] == values else _latest_equal(rows, keys,
+                                                                                    values)
             if row < 0:
                 try:
                     row = by_value.setdefault(values, len(specs))
@@ -133,12 +157,12 @@ class PodTable(EqualSequence):
                     row = len(specs)
                 if row == len(specs):
                     specs.append(pod)
-                by_identity[identity] = row
+                    keys.append(values)
+                rows.append(row)
             spec[i] = row
-        # ``by_identity`` holds ids of objects the pods keep alive until here.
-        identities = [_identity(p) for p in pods]
-        names, uids, times = (tuple(column) for column in zip(*identities)) if pods \
-            else ((), (), ())
+        # ``by_containers`` holds ids of objects the pods keep alive until here.
+        names, uids, times = (tuple(map(operator.attrgetter(column), pods))
+                              for column in IDENTITY_COLUMNS)
         return cls(spec, tuple(specs), names, uids, times, pods)
 
     @classmethod

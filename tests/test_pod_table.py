@@ -50,6 +50,20 @@ def test_replicas_share_a_spec_row_and_identity_fields_do_not_split_rows() -> No
     assert not table.spec.flags.writeable
 
 
+def test_rows_sharing_containers_interleaved_beyond_the_latest_rows_are_found_by_value(
+) -> None:
+    """Twelve label sets on one containers object, interleaved: more than the rows a pod is
+    compared with by identity, so the others are found by value; equal specs built apart
+    join them."""
+    template = web("t")
+    shapes = [attrs.evolve(template, labels={"shard": str(k)}) for k in range(12)]
+    pods = [attrs.evolve(shapes[i % 12], name=f"p{i}") for i in range(36)]
+    pods.append(web("apart", labels={"shard": "3"}))
+    table = PodTable.of(pods)
+    assert table.spec.tolist() == [i % 12 for i in range(36)] + [3]
+    assert [p.labels["shard"] for p in table.specs] == [str(k) for k in range(12)]
+
+
 def test_pods_with_claims_get_a_row_each() -> None:
     claim = Volume("data", "persistentVolumeClaim", claim_name="c")
     template = web("t", volumes=[claim])
