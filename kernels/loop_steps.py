@@ -108,24 +108,25 @@ node_score_here = jit(inline="always")(_node_score)
 
 
 @jit(inline="always")
-def store_total(node, total, node_version, version_row, score_row):
-    """A class's cached total of ``node``: its score, or :data:`FAILS` where it fails the
-    node-local filters, stamped with the node's version (the window walks read it while the
-    version stands)."""
-    score_row[node] = total
-    version_row[node] = node_version[node]
+def store_total(node, at, total, node_version, version_row, score_row):
+    """A class's cached total of ``node``, at its walk position ``at``: its score, or
+    :data:`FAILS` where it fails the node-local filters, stamped with the node's version (the
+    window walks read it while the version stands). Kept by walk position, a walk reads its
+    cache in order, as it reads the walk."""
+    score_row[at] = total
+    version_row[at] = node_version[node]
 
 
 @jit(_nrt=False, inner=True)
-def rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x, shape_y,
-            weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols, ba_req,
-            ba_skip, static_score, cached_version, cached_score):
-    """:func:`node_score` into the class's score cache row, valid while the node's version
-    stands."""
-    cached_score[node] = node_score(node, allocatable, requested, nonzero, fit_strategy,
+def rescore(node, at, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
+            shape_y, weights, fractions, node_version, fit_cols, fit_src, fit_req, ba_cols,
+            ba_req, ba_skip, static_score, cached_version, cached_score):
+    """:func:`node_score` into the class's score cache row at the node's walk position
+    ``at``, valid while the node's version stands."""
+    cached_score[at] = node_score(node, allocatable, requested, nonzero, fit_strategy,
                                     fit_weights, shape_x, shape_y, weights, fractions, fit_cols,
                                     fit_src, fit_req, ba_cols, ba_req, ba_skip, static_score)
-    cached_version[node] = node_version[node]
+    cached_version[at] = node_version[node]
 
 
 @jit(inline="always")

@@ -85,7 +85,13 @@ from .tree_run import (
     tree_run_domains,
     tree_run_plain,
 )
-from .window_blocks import block_classes, block_window, new_blocks, sync_blocks
+from .window_blocks import (
+    block_classes,
+    block_window,
+    new_blocks,
+    sync_blocks,
+    walk_positions_of,
+)
 
 __all__ = ["schedule_loop", "loop_for", "PARAMETERS", "EVALUATED_AT", "KNOWN_FAILURE",
            "NEW_FAILURE", "NEXT_START_AT", "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY",
@@ -125,7 +131,8 @@ def _make_loop(full: bool) -> Any:
         state : int64[5] counters (``*_AT``), updated in place.
         fail_epoch : int64[C], the placement count when each class last failed (-1: never).
         node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
-            int64[C, N] holds each class's weighted resource and static score of a node (or,
+            int64[C, N] holds, per walk position, each class's weighted resource and static
+            score of the node there (or,
             for a class whose filters are all node-local, :data:`FAILS` where it fails them),
             valid while ``cached_version`` equals the node's version (only the node that
             received the last pod needs rescoring).
@@ -206,6 +213,7 @@ def _make_loop(full: bool) -> Any:
             ipa_existing_indptr, ipa_score_indptr, weights, norm_varies, norm_weight,
             walk_listed)
         blocks = new_blocks(block_slot, shift, walk_order)
+        position_of = blocks[6] if blocks[6].shape[0] > 0 else walk_positions_of(walk_order)
         attach = (attach_group, attach_limits, attached, attach_adds, attach_any)
         local = (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
                  pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
@@ -285,12 +293,13 @@ def _make_loop(full: bool) -> Any:
                 node = feasible[last_position]
                 if local_ok(node, ok_row, checks, fit_enabled, allocatable, requested, pods_col,
                             request_row, fit_cols_c, count_only_c, port_count, c, attach_c, attach):
-                    rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
+                    at = position_of[node]
+                    rescore(node, at, allocatable, requested, nonzero, fit_strategy, fit_weights,
                             shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
                             fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
                             static_c, version_row, score_row)
-                    totals[last_position] = score_row[node] + (normalized[last_position] if varies
-                                                                else 0)
+                    totals[last_position] = score_row[at] + (normalized[last_position] if varies
+                                                              else 0)
                     reused = True
                 elif not varies:
                     count -= 1
@@ -316,7 +325,8 @@ def _make_loop(full: bool) -> Any:
                 scored = not full or (entries.shape[0] == 0 and not pod_affinity)
                 if scored:
                     count, processed = _scan_local(
-                        walk, start, to_find, listed, positions, feasible, totals, c, ok_row,
+                        walk, not has_subset[c], position_of, start, to_find, listed, positions,
+                        feasible, totals, c, ok_row,
                         checks, fit_enabled, allocatable, requested, pods_col, request_row,
                         fit_cols_c, count_only_c, port_count, attach_c, attach, nonzero,
                         fit_strategy, fit_weights, shape_x, shape_y, weights, fractions,
@@ -332,12 +342,13 @@ def _make_loop(full: bool) -> Any:
             if count > 1 and not reused and not blocked:
                 for j in range(0 if scored else count):
                     node = feasible[j]
-                    if version_row[node] != node_version[node]:  # checked here: calls cost
-                        rescore(node, allocatable, requested, nonzero, fit_strategy, fit_weights,
-                                shape_x, shape_y, weights, fractions, node_version, fit_cols_row,
-                                fit_src_row, fit_req_row, ba_cols_row, ba_req_row, ba_skip_c,
-                                static_c, version_row, score_row)
-                    totals[j] = score_row[node]
+                    at = position_of[node]
+                    if version_row[at] != node_version[node]:  # checked here: calls cost
+                        rescore(node, at, allocatable, requested, nonzero, fit_strategy,
+                                fit_weights, shape_x, shape_y, weights, fractions, node_version,
+                                fit_cols_row, fit_src_row, fit_req_row, ba_cols_row, ba_req_row,
+                                ba_skip_c, static_c, version_row, score_row)
+                    totals[j] = score_row[at]
                 if full and varies:  # else the normalised scores are the same everywhere
                     _normalized_scores(feasible[:count], c, norm_raw, norm_row, norm_reverse,
                                        norm_weight, normalized, raw)
@@ -473,7 +484,8 @@ def _first_at_or_after(positions, value):
 
 
 @jit(_nrt=False, inner=True)
-def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_totals, c, ok_row,
+def _scan_local(walk, in_order, position_of, start, to_find, listed, positions, out_feasible,
+                out_totals, c, ok_row,
                 checks, fit_enabled, allocatable, requested, pods_col, request_row, fit_cols,
                 count_only, port_count, attach_c, attach, nonzero, fit_strategy, fit_weights,
                 shape_x, shape_y, weights, fractions, node_version, fit_cols_row, fit_src_row,
@@ -482,14 +494,17 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
     """The window walk of a class whose filters are all node-local, with each node's verdict
     and score read from the class's cache (``score_row``, :data:`FAILS` where it fails),
     refreshed where the node's version moved: returns (feasible count, nodes processed), the
-    feasible nodes and their scores in ``out_feasible`` / ``out_totals``."""
+    feasible nodes and their scores in ``out_feasible`` / ``out_totals``. The cache is kept by
+    walk position: a walk in the node order (``in_order``) reads it in order, another (a
+    PreFilter subset) through ``position_of``."""
     n_all, m, begin, k = _window_start(walk, start, listed, positions)
     count = 0
     for _ in range(m):
         at, k = _window_step(k, m, listed, positions)
         node = walk[at]
-        if version_row[node] != node_version[node]:  # the class's total, written in
-            store_total(node, node_score_here(
+        cached = at if in_order else position_of[node]
+        if version_row[cached] != node_version[node]:  # the class's total, written in
+            store_total(node, cached, node_score_here(
                 node, allocatable, requested, nonzero, fit_strategy, fit_weights, shape_x,
                 shape_y, weights, fractions, fit_cols_row, fit_src_row, fit_req_row, ba_cols_row,
                 ba_req_row, ba_skip_c, static_c)
@@ -497,7 +512,7 @@ def _scan_local(walk, start, to_find, listed, positions, out_feasible, out_total
                                 pods_col, request_row, fit_cols, count_only, port_count, c,
                                 attach_c, attach)
                 else FAILS, node_version, version_row, score_row)
-        score = score_row[node]
+        score = score_row[cached]
         if score != FAILS:
             if count == to_find:
                 return count, (at - begin + n_all) % n_all

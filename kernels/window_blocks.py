@@ -102,6 +102,15 @@ def block_classes(pods, num_nodes, to_find, use_tree, tie_mode, tree_slot, has_s
 
 
 @jit(inner=True)
+def walk_positions_of(walk_order):
+    """Each node's position in ``walk_order``."""
+    position_of = np.empty(walk_order.shape[0], dtype=np.int64)
+    for i in range(walk_order.shape[0]):
+        position_of[walk_order[i]] = i
+    return position_of
+
+
+@jit(inner=True)
 def new_blocks(block_slot, shift, walk_order):
     """The ``blocks`` group (see the module) for :func:`block_classes`' slots, every summary
     to be made (empty arrays when no class has a row)."""
@@ -110,9 +119,7 @@ def new_blocks(block_slot, shift, walk_order):
         rows = max(rows, block_slot[c] + 1)
     n = walk_order.shape[0] if rows > 0 else 0
     width = ((n - 1) >> shift) + 1 if n > 0 else 0
-    position_of = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        position_of[walk_order[i]] = i
+    position_of = walk_positions_of(walk_order[:n])
     return (block_slot, np.full(block_slot.shape[0], -1, dtype=np.int64),
             np.full((rows, width), RESUMMARISE, dtype=np.int32),
             np.zeros((rows, width), dtype=np.int64),
@@ -148,13 +155,14 @@ def sync_blocks(c, p, blocks, out_node):
 
 
 def _class_total(score_here):
-    """Class ``c``'s cached total of ``node`` (whose version moved) computed anew, its rows of
+    """Class ``c``'s cached total of ``node`` at walk position ``at`` (whose version moved)
+    computed anew, its rows of
     ``local`` and ``scoring`` taken here: its score where the node passes the node-local
     filters, else :data:`~ksched.kernels.loop_steps.FAILS`
     (:func:`~ksched.kernels.loop_steps.store_total`); ``score_here``: the score written in
     (:func:`~ksched.kernels.loop_steps.node_score_here`), else called."""
 
-    def class_total(node, c, local, scoring):
+    def class_total(node, at, c, local, scoring):
         (static_ok, port_check_indptr, port_check, fit_enabled, allocatable, requested,
          pods_col, request, fit_check_indptr, fit_check_cols, count_only, port_count,
          has_attach, attach) = local
@@ -172,7 +180,7 @@ def _class_total(score_here):
                           shape_x, shape_y, weights, fractions, fit_cols[c], fit_src[c],
                           fit_req[c], ba_cols[c], ba_req[c], ba_skip[c],
                           static_score[static_row[c]])
-        store_total(node, total, node_version, cached_version[c], cached_score[c])
+        store_total(node, at, total, node_version, cached_version[c], cached_score[c])
 
     return class_total
 
@@ -196,9 +204,9 @@ def _scan(lo, hi, room, c, walk_order, local, scoring):
     count, top, tied = 0, FAILS, 0
     for i in range(lo, hi):
         node = walk_order[i]
-        if version_row[node] != node_version[node]:
-            _refresh(node, c, local, scoring)
-        score = score_row[node]
+        if version_row[i] != node_version[node]:
+            _refresh(node, i, c, local, scoring)
+        score = score_row[i]
         if score != FAILS:
             if count == room:
                 return count, top, tied, i
@@ -227,12 +235,13 @@ def _update_summary(node, c, s, b, blocks, local, scoring):
     changed since it was made: its score then (still cached) taken out, its score now put
     in. Returns ``False``, the summary untouched, where that leaves the top unknown (the
     node held the block's only top score and now scores less)."""
-    _, _, _, feasible, best, ties, _, _ = blocks
+    _, _, _, feasible, best, ties, position_of, _ = blocks
     node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
-    old = score_row[node]
-    if version_row[node] != node_version[node]:
-        _rescore(node, c, local, scoring)
-    new = score_row[node]
+    at = position_of[node]
+    old = score_row[at]
+    if version_row[at] != node_version[node]:
+        _rescore(node, at, c, local, scoring)
+    new = score_row[at]
     count, top, tied = feasible[s, b], best[s, b], ties[s, b]
     if old != FAILS:
         count -= 1
@@ -326,10 +335,9 @@ def _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row):
                 continue
         end = min(hi, i + processed - visited)
         for j in range(i, end):
-            node = walk_order[j]
-            if score_row[node] == top:
+            if score_row[j] == top:
                 if pick == 0:
-                    return node
+                    return walk_order[j]
                 pick -= 1
         visited += end - i
         i = end if end < n_all else 0
