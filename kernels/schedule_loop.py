@@ -85,13 +85,7 @@ from .tree_run import (
     tree_run_domains,
     tree_run_plain,
 )
-from .window_blocks import (
-    block_classes,
-    block_window,
-    new_blocks,
-    sync_blocks,
-    walk_positions_of,
-)
+from .window_blocks import block_classes, block_run, new_blocks, walk_positions_of
 
 __all__ = ["schedule_loop", "loop_for", "PARAMETERS", "EVALUATED_AT", "KNOWN_FAILURE",
            "NEW_FAILURE", "NEXT_START_AT", "PLACED_AT", "W_BALANCED", "W_FIT", "W_POD_AFFINITY",
@@ -259,6 +253,14 @@ def _make_loop(full: bool) -> Any:
                 if stopped:
                     return p
                 continue
+            if block_slot[c] >= 0:
+                last_class, last_position = -1, -1
+                p, stopped = block_run(p, pod_class, walk_order, to_find_all, tie_mode, draws,
+                                       state, fail_epoch, out_node, out_start, out_walk, blocks,
+                                       local, scoring, placement, diag)
+                if stopped:
+                    return p
+                continue
             start = state[NEXT_START_AT]
             out_start[p] = start
             n_all = subset_indptr[c + 1] - subset_indptr[c] if has_subset[c] else num_nodes
@@ -307,18 +309,11 @@ def _make_loop(full: bool) -> Any:
                         feasible[j], totals[j] = feasible[j + 1], totals[j + 1]
                     reused = True
             last_class, last_position = -1, -1
-            blocked = False  # whether the block summaries chose (``chosen``, ``top``, ``ties``)
             to_find = num_feasible_nodes_to_find(percentage, n_all) if has_scoring else 1
             if not reused and diag[7][c] >= 0 and entries.shape[0] == 0 and not pod_affinity:
                 # It failed earlier in this run, and placing pods only takes room and adds
                 # host ports and volumes, which fail no fewer nodes: it fails again.
                 count, processed = 0, n_all
-            elif not reused and block_slot[c] >= 0:
-                sync_blocks(c, p, blocks, out_node)
-                blocked = True
-                chosen, count, processed, top, ties = block_window(
-                    c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
-                    scoring)
             elif not reused:
                 positions = walk_pos[walk_indptr[c]:walk_indptr[c + 1]]
                 # With node-local filters only, verdicts and scores come from the class's cache.
@@ -339,7 +334,7 @@ def _make_loop(full: bool) -> Any:
                         feasible, entries, minimum, labels, counter_column, counter_counts,
                         pod_affinity, affinity, anti, existing, first_of_group, ipa_rows, c,
                         attach_c, attach, listed, positions)
-            if count > 1 and not reused and not blocked:
+            if count > 1 and not reused:
                 for j in range(0 if scored else count):
                     node = feasible[j]
                     at = position_of[node]
@@ -365,9 +360,8 @@ def _make_loop(full: bool) -> Any:
                                            empty_slot, seen)
                     for j in range(count):
                         totals[j] += weights[W_SPREAD] * scores[j]
-            if not blocked:
-                top, ties = NOT_SCORED, count
-            if count > 0 and not blocked:
+            top, ties = NOT_SCORED, count
+            if count > 0:
                 position = 0
                 if count > 1:
                     position, ties = select_top(totals[:count], tie_mode, draws, state)

@@ -30,15 +30,23 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
+from .failure_tally import tally_failure
 from .loop_steps import (
+    EVALUATED_AT,
     FAILS,
+    NEW_FAILURE,
+    NEXT_START_AT,
     NOT_SCORED,
+    PLACED_AT,
     W_POD_AFFINITY,
     W_SPREAD,
+    known_failure,
     local_checks,
     node_score,
     node_score_here,
     norm_varies_for,
+    place,
+    record_walk,
     store_total,
 )
 from .select import HEAP, tie_index
@@ -342,3 +350,49 @@ def _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row):
         visited += end - i
         i = end if end < n_all else 0
     return -1
+
+
+@jit(_nrt=False, inner=True)
+def block_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_epoch, out_node,
+              out_start, out_walk, blocks, local, scoring, placement, diag):
+    """Schedule pods ``p..`` while their classes have block summaries, each by
+    :func:`block_window`: returns (the next pod, whether the run stopped at a new failure,
+    recorded as ``NEW_FAILURE``, that :func:`~ksched.kernels.failure_tally.tally_failure`
+    does not word; ``diag`` its arguments). Compiled without reference counting, as
+    :func:`~ksched.kernels.tree_run.tree_run` is: the window walk's loop makes a dozen array
+    views per pod, each counted. ``local``, ``scoring``, ``placement``: the loop's groups."""
+    block_slot, num_nodes = blocks[0], walk_order.shape[0]
+    while p < pod_class.shape[0]:
+        c = pod_class[p]
+        if c < 0 or block_slot[c] < 0:  # (a removal, or a pod of another class: the loop's)
+            return p, False
+        start = state[NEXT_START_AT]
+        out_start[p] = start
+        if known_failure(p, c, start, num_nodes, num_nodes, fail_epoch, state, out_node,
+                         out_walk, diag):
+            p += 1
+            continue
+        chosen, found, processed, top, ties = -1, 0, num_nodes, NOT_SCORED, 0
+        # A class that failed earlier in this run fails again: placing pods only takes room
+        # (its filters are node-local).
+        if diag[7][c] < 0:
+            sync_blocks(c, p, blocks, out_node)
+            chosen, found, processed, top, ties = block_window(
+                c, start, to_find, tie_mode, draws, state, blocks, walk_order, local, scoring)
+        state[NEXT_START_AT] = (start + processed) % num_nodes
+        state[EVALUATED_AT] += processed
+        record_walk(out_walk, p, processed, found, top, ties)
+        if chosen < 0:
+            out_node[p] = NEW_FAILURE
+            fail_epoch[c] = state[PLACED_AT]
+            (_, _, _, fit_enabled, allocatable, requested, pods_col, request,
+             fit_check_indptr, fit_check_cols, count_only, _, _, _) = local
+            if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
+                                 pods_col, request, fit_check_indptr, fit_check_cols,
+                                 count_only, diag):
+                return p + 1, True
+            p += 1
+            continue
+        place(p, chosen, c, out_node, state, placement)
+        p += 1
+    return p, False
