@@ -9,20 +9,22 @@ the window (:func:`block_classes`).
 nodes are feasible, their top score and how many have it. A window reads every block it
 covers whole from that summary, and visits node by node only its ends; a pick among tied
 nodes counts whole blocks' ties the same way. A placement or a removal changes the node it
-lands on only, so a class's summaries stay valid but for the blocks of the nodes that changed
-since its last pod (the ``out_node`` entries since then, as :mod:`ksched.kernels.tree_run`
-brings its trees up to date); those are brought up to date when a window covers them: a block
+lands on only, so a summary stays valid but where a node of its block changed since it was
+made. The run's changes (its ``out_node`` entries) are logged once per block, as the next
+block window comes (:func:`log_changes`): the last change and the node it changed, and the
+last change to another node. A window brings the summaries it covers up to date: a block
 where one node changed by the changed node's score alone (:func:`_update_summary`), the
 others summarised anew. The
 nodes, counts, top and tie index are the walk's own (``tests/framework/test_tree_selection``
 checks them pod for pod). Compiled without reference counting, as
 :mod:`ksched.kernels.loop_steps` explains.
 
-``blocks`` is (block_slot: per class its row of summaries, -1: the walk; synced: per class the
-run entry its summaries were last brought up to, -1: never; stale: int32[S, B], per summary
-:data:`CURRENT`, :data:`RESUMMARISE`, or the one node that changed since it was made;
-feasible, best, ties: int64[S, B] the summaries; position_of: int64[N], each node's walk
-position; shift).
+``blocks`` is (block_slot: per class its row of summaries, -1: the walk; logged: int64[1],
+the run entries logged so far; made: int64[S, B], per summary the run entry it was made at
+(what it counts: the changes before), -1: to be made; feasible, best, ties: int64[S, B] the
+summaries; position_of: int64[N], each node's walk position; shift; and per block, int64[B]:
+last_at, the run entry of its last change (-1: none), last_node, the node that changed then,
+and other_at, the last change to another node).
 """
 
 from __future__ import annotations
@@ -51,11 +53,8 @@ from .loop_steps import (
 )
 from .select import HEAP, tie_index
 
-#: The most block summaries one loop call keeps (their rows take 28 bytes each: 224 MiB).
+#: The most block summaries one loop call keeps (their rows take 32 bytes each: 256 MiB).
 MAX_BLOCK_ENTRIES = 1 << 23
-#: A block summary's ``stale`` entry when it is up to date, and when it must be made anew
-#: (else the entry is the one node that changed since it was made).
-CURRENT, RESUMMARISE = -1, -2
 
 
 @jit(inner=True)
@@ -77,12 +76,13 @@ def block_classes(pods, num_nodes, to_find, use_tree, tie_mode, tree_slot, has_s
     """Per class, its row of block summaries (-1: the plain window walk), and the block
     shift. A class gets one when it has several pods in the run (``pods``, as
     :func:`~ksched.kernels.tree_run.class_pods` counts them), on average at most as many
-    pods apart as there are blocks (:func:`sync_blocks`' bound), and no tree, walks every
+    pods apart as there are blocks, and no tree, walks every
     node (no PreFilter subset) in a cluster of at least four blocks, reads nothing counted per
     topology domain (no spreading that filters or scores, no pod (anti-)affinity), needs
     no normalisation over the window, and is not listed (``walk_listed``: its walk visits
     only the nodes it may fit, fewer than a block summary reads); the heap's tie order is
-    not kept per block."""
+    not kept per block. (Pods further apart change more of the blocks between two windows of
+    the class, summarised anew.)"""
     num_classes = has_subset.shape[0]
     window = to_find if to_find < num_nodes else num_nodes
     shift = block_shift(window)
@@ -128,38 +128,34 @@ def new_blocks(block_slot, shift, walk_order):
     n = walk_order.shape[0] if rows > 0 else 0
     width = ((n - 1) >> shift) + 1 if n > 0 else 0
     position_of = walk_positions_of(walk_order[:n])
-    return (block_slot, np.full(block_slot.shape[0], -1, dtype=np.int64),
-            np.full((rows, width), RESUMMARISE, dtype=np.int32),
+    return (block_slot, np.zeros(1, dtype=np.int64), np.full((rows, width), -1, dtype=np.int64),
             np.zeros((rows, width), dtype=np.int64),
             np.zeros((rows, width), dtype=np.int64), np.zeros((rows, width), dtype=np.int64),
-            position_of, shift)
+            position_of, shift, np.full(width, -1, dtype=np.int64),
+            np.full(width, -1, dtype=np.int64), np.full(width, -1, dtype=np.int64))
 
 
 @jit(_nrt=False, inner=True)
-def sync_blocks(c, p, blocks, out_node):
-    """Bring class ``c``'s summaries up to its pod at run entry ``p``: the blocks of the
-    nodes placed on or left since its last pod (each such entry's ``out_node``) are marked
-    stale, with the node when it is the only one of its block that changed (the pod's window
-    brings those it covers up to date), all of them when more entries passed than there are
-    blocks. (However many changed, reading the unchanged ones and summarising the others
-    costs no more than walking the window node by node: on the Alibaba trace's batch, whose
-    classes' pods come tens of pods apart, the loop took 3-6% less than where a pod walked
-    once a quarter of the blocks had changed.)"""
-    block_slot, synced, stale, _, _, _, position_of, shift = blocks
-    s, since = block_slot[c], synced[c]
-    synced[c] = p
-    if since < 0 or p - since > stale.shape[1]:
-        for b in range(stale.shape[1]):
-            stale[s, b] = RESUMMARISE
-        return
-    for q in range(since, p):
+def log_changes(p, blocks, out_node):
+    """Log the run's changes before entry ``p`` (each entry's ``out_node``: the node a pod
+    was placed on or left) in their blocks' ``last_at``, ``last_node`` and ``other_at``."""
+    logged, position_of, shift = blocks[1], blocks[6], blocks[7]
+    last_at, last_node, other_at = blocks[8], blocks[9], blocks[10]
+    for q in range(logged[0], p):
         node = out_node[q]
         if node >= 0:
             b = position_of[node] >> shift
-            if stale[s, b] == CURRENT:
-                stale[s, b] = node
-            elif stale[s, b] != node:
-                stale[s, b] = RESUMMARISE
+            if last_node[b] != node:
+                other_at[b], last_node[b] = last_at[b], node
+            last_at[b] = q
+    logged[0] = max(logged[0], p)
+
+
+@jit(_nrt=False, inline="always")
+def _current(s, b, blocks):
+    """Whether summary ``b`` of row ``s`` counts every change logged."""
+    made = blocks[2][s, b]
+    return made >= 0 and blocks[8][b] < made
 
 
 def _class_total(score_here):
@@ -243,7 +239,7 @@ def _update_summary(node, c, s, b, blocks, local, scoring):
     changed since it was made: its score then (still cached) taken out, its score now put
     in. Returns ``False``, the summary untouched, where that leaves the top unknown (the
     node held the block's only top score and now scores less)."""
-    _, _, _, feasible, best, ties, position_of, _ = blocks
+    feasible, best, ties, position_of = blocks[3], blocks[4], blocks[5], blocks[6]
     node_version, version_row, score_row = scoring[7], scoring[16][c], scoring[17][c]
     at = position_of[node]
     old = score_row[at]
@@ -270,26 +266,30 @@ def _update_summary(node, c, s, b, blocks, local, scoring):
 
 
 @jit(_nrt=False, inline="always")
-def _bring_up(c, s, b, lo, hi, blocks, walk_order, local, scoring):
+def _bring_up(p, c, s, b, lo, hi, blocks, walk_order, local, scoring):
     """Bring block ``b`` (walk positions ``lo..hi``) of class ``c``'s summaries (row ``s``)
-    up to date: by its one changed node where it can, else summarised anew."""
-    stale, feasible, best, ties = blocks[2], blocks[3], blocks[4], blocks[5]
-    node = stale[s, b]
-    if node < 0 or not _update_summary(node, c, s, b, blocks, local, scoring):
+    up to run entry ``p``: by its one changed node where only one changed since the summary
+    was made, and it can, else summarised anew."""
+    made, feasible, best, ties = blocks[2], blocks[3], blocks[4], blocks[5]
+    if made[s, b] < 0 or blocks[10][b] >= made[s, b] or \
+            not _update_summary(blocks[9][b], c, s, b, blocks, local, scoring):
         feasible[s, b], best[s, b], ties[s, b], _ = _scan(lo, hi, hi - lo, c, walk_order,
                                                           local, scoring)
-    stale[s, b] = CURRENT
+    made[s, b] = p
 
 
 @jit(_nrt=False, inner=True)
-def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
+def block_window(p, c, start, to_find, tie_mode, draws, state, blocks, walk_order, local,
                  scoring):
-    """Class ``c``'s window walk from ``start`` and ``selectHost`` over it (the class's
-    summaries brought up to date by :func:`sync_blocks`): returns (the chosen node, -1 when
+    """The window walk of class ``c``'s pod at run entry ``p`` from ``start``, and
+    ``selectHost`` over it (the run's changes before it logged, :func:`log_changes`): the
+    summaries it covers whole are brought up to date and read, the rest walked node by node.
+    Returns (the chosen node, -1 when
     none is feasible; feasible nodes found; nodes processed; top total, ``NOT_SCORED`` below
     two feasible nodes; how many have it), as the window walk and ``select_top`` give them
     (the tie index advanced only where several nodes are feasible)."""
-    block_slot, _, stale, feasible, best, ties, _, shift = blocks
+    block_slot, made, feasible, best, ties, shift = (blocks[0], blocks[2], blocks[3], blocks[4],
+                                                     blocks[5], blocks[7])
     s, n_all, size = block_slot[c], walk_order.shape[0], 1 << shift
     begin = start % n_all
     count, top, tied, processed = 0, FAILS, 0, n_all
@@ -298,8 +298,8 @@ def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, 
         b = i >> shift
         hi = min((b << shift) + size, n_all)
         if i == b << shift and visited + hi - i <= n_all:  # a whole block in the walk
-            if stale[s, b] != CURRENT:
-                _bring_up(c, s, b, i, hi, blocks, walk_order, local, scoring)
+            if not _current(s, b, blocks):
+                _bring_up(p, c, s, b, i, hi, blocks, walk_order, local, scoring)
             if count + feasible[s, b] <= to_find:
                 count, top, tied = _merge(count, top, tied, feasible[s, b], best[s, b],
                                           ties[s, b])
@@ -309,8 +309,8 @@ def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, 
         end = min(hi, i + n_all - visited)
         more, more_top, more_tied, stop = _scan(i, end, to_find - count, c, walk_order, local,
                                                 scoring)
-        if stale[s, b] >= 0:  # the scan may have rescored its changed node
-            stale[s, b] = RESUMMARISE
+        if not _current(s, b, blocks):  # the scan may have rescored a changed node
+            made[s, b] = -1
         count, top, tied = _merge(count, top, tied, more, more_top, more_tied)
         if stop < end:  # a feasible node beyond the window: the nodes before it were processed
             processed = visited + stop - i
@@ -328,13 +328,13 @@ def block_window(c, start, to_find, tie_mode, draws, state, blocks, walk_order, 
 def _nth_top(begin, processed, top, pick, s, blocks, walk_order, score_row):
     """The node with total ``top`` that comes ``pick``-th (from 0) in walk order among the
     ``processed`` positions from ``begin``: whole up-to-date blocks counted by their ties."""
-    _, _, stale, feasible, best, ties, _, shift = blocks
+    feasible, best, ties, shift = blocks[3], blocks[4], blocks[5], blocks[7]
     n_all, size = walk_order.shape[0], 1 << shift
     i, visited = begin, 0
     while visited < processed:
         b = i >> shift
         hi = min((b << shift) + size, n_all)
-        if i == b << shift and visited + hi - i <= processed and stale[s, b] == CURRENT:
+        if i == b << shift and visited + hi - i <= processed and _current(s, b, blocks):
             here = ties[s, b] if feasible[s, b] > 0 and best[s, b] == top else 0
             if pick >= here:
                 pick -= here
@@ -376,9 +376,9 @@ def block_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_ep
         # A class that failed earlier in this run fails again: placing pods only takes room
         # (its filters are node-local).
         if diag[7][c] < 0:
-            sync_blocks(c, p, blocks, out_node)
+            log_changes(p, blocks, out_node)
             chosen, found, processed, top, ties = block_window(
-                c, start, to_find, tie_mode, draws, state, blocks, walk_order, local, scoring)
+                p, c, start, to_find, tie_mode, draws, state, blocks, walk_order, local, scoring)
         state[NEXT_START_AT] = (start + processed) % num_nodes
         state[EVALUATED_AT] += processed
         record_walk(out_walk, p, processed, found, top, ties)
