@@ -225,27 +225,46 @@ def place(p, chosen, c, out_node, state, placement):
 
 
 @jit
-def walk_positions(walk_order, ok_row, allocatable, pods_col, request, checked, fit_enabled,
-                   most):
-    """The walk positions (ascending) of the nodes a class may ever fit on: passing its
-    node-static filters (``ok_row`` bool[N]) and, with ``fit_enabled``, with room for a pod
-    and allocatable at least the class's ``request`` on each ``checked`` column (a node
-    short of that fails NodeResourcesFit whatever is placed). Returns int64[k], or an empty
-    array with -1 when more than ``most`` nodes qualify (the class is not listed)."""
-    n = walk_order.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        node = walk_order[i]
-        ok = ok_row[node]
-        if ok and fit_enabled:
-            ok = allocatable[node, pods_col] >= 1
-            for j in range(checked.shape[0]):
-                if ok and allocatable[node, checked[j]] < request[checked[j]]:
-                    ok = False
-        if ok:
-            if k == most:
-                return out[:0], -1
-            out[k] = i
-            k += 1
-    return out[:k].copy(), k
+def walk_lists(walk_order, ok_rows, ok_row_of, allocatable, pods_col, requests, checked_indptr,
+               checked, fit_enabled, most, room):
+    """Per class ``k`` (``requests[k]``, node-static verdicts ``ok_rows[ok_row_of[k]]``, the
+    fit columns it checks ``checked[checked_indptr[k]:checked_indptr[k + 1]]``), the walk
+    positions (ascending) of the nodes it may ever fit on: passing its node-static filters
+    and, with ``fit_enabled``, with room for a pod and allocatable at least its request on
+    each checked column (a node short of that fails NodeResourcesFit whatever is placed).
+    A class is listed where at most ``most`` nodes qualify and the lists so far leave room
+    (``room`` positions in all). Returns (listed: bool[K], indptr: int64[K + 1], positions),
+    a CSR of the listed classes' positions (empty for the others)."""
+    n, classes = walk_order.shape[0], requests.shape[0]
+    listed = np.zeros(classes, dtype=np.bool_)
+    indptr = np.zeros(classes + 1, dtype=np.int64)
+    out = np.empty(4 * n, dtype=np.int64)
+    total = 0
+    for k in range(classes):
+        ok_row, request = ok_rows[ok_row_of[k]], requests[k]
+        cols = checked[checked_indptr[k]:checked_indptr[k + 1]]
+        cap = min(most, room - total)
+        if total + cap > out.shape[0]:  # room for this class's list: doubled
+            grown = np.empty(max(2 * out.shape[0], total + cap), dtype=np.int64)
+            grown[:total] = out[:total]
+            out = grown
+        found = 0
+        for i in range(n):
+            node = walk_order[i]
+            ok = ok_row[node]
+            if ok and fit_enabled:
+                ok = allocatable[node, pods_col] >= 1
+                for j in range(cols.shape[0]):
+                    if ok and allocatable[node, cols[j]] < request[cols[j]]:
+                        ok = False
+            if ok:
+                if found == cap:
+                    found = -1
+                    break
+                out[total + found] = i
+                found += 1
+        if found >= 0:
+            listed[k] = True
+            total += found
+        indptr[k + 1] = total
+    return listed, indptr, out[:total].copy()

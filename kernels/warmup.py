@@ -65,8 +65,9 @@ def warmup() -> float:
     select.select_host(np.ones(2, i64), 0, np.zeros(1, i64), np.zeros(5, i64))
     fixed_order, fixed_matrix = np.zeros(1, i64), np.ones((1, 4), i64)  # a state's: read-only
     fixed_order.flags.writeable = fixed_matrix.flags.writeable = False
-    loop_steps.walk_positions(fixed_order, np.ones(1, np.bool_), fixed_matrix, 3,
-                              np.ones(4, i64), np.arange(2, dtype=i64), True, 1)
+    loop_steps.walk_lists(fixed_order, np.ones((1, 1), np.bool_), np.zeros(1, i64), fixed_matrix,
+                          3, np.ones((1, 4), i64), np.array([0, 2], i64), np.arange(2, dtype=i64),
+                          True, 1, 1)
     _warm_counts()
     _warm_preemption(preemption)
     json_scan.scan(b'{"items": [{"kind": "Pod"}]}', 100)  # the loader's item scan

@@ -14,7 +14,7 @@ from ksched.constants import PODS
 from ksched.device_classes import DeviceClasses
 from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
-from ksched.kernels.loop_steps import walk_positions
+from ksched.kernels import loop_steps as loop_kernels
 from ksched.pods import request_signature
 from ksched.resources import cycle_requests, node_info_non_zero, request_vector
 from ksched.state import ClusterState
@@ -23,6 +23,7 @@ __all__ = ["ClassTables", "MAX_WALK_LIST", "RequestTables", "node_unique", "requ
 
 #: The most walk positions the classes' lists hold in all (:meth:`ClassTables.walk_lists`).
 MAX_WALK_LIST = 1 << 23
+_NO_COLUMNS = np.zeros(0, dtype=np.int64)
 
 
 def node_unique(labels: np.ndarray) -> np.ndarray:
@@ -168,33 +169,30 @@ class ClassTables:
         node-static filters and, where NodeResourcesFit runs, whose allocatable holds the
         class's requests and a pod (elsewhere it fails whatever is placed). Listed only
         where that leaves out a quarter of the nodes or more, within :data:`MAX_WALK_LIST`
-        positions in all (``total``: listed for the classes before)."""
-        order, alloc = layout.tree_order, layout.allocatable
-        n = len(order)
-        pods_col = layout.resource_column(PODS)
-        columns_least: dict[int, int] = {}  # the least allocatable, per column asked
-
-        def least(col: int) -> int:  # a column at a time: a fifth of ``min(axis=0)``'s time
-            if col not in columns_least:
-                columns_least[col] = int(alloc[:, col].min()) if n else 0
-            return columns_least[col]
-
-        all_ok: dict[int, bool] = {}  # per static row (siblings share theirs)
-        lists: list[np.ndarray | None] = []
-        for c in classes:
-            ok_row, request = self.static_ok[c], self.request[c]
-            checked = np.zeros(0, np.int64) if not fit_enabled or self.count_only[c] \
-                else self.fit_check_cols[c]
-            fit_all = not fit_enabled or (least(pods_col) >= 1 and all(
-                least(col) >= request[col] for col in checked.tolist()))
-            if fit_all and all_ok.setdefault(id(ok_row), bool(ok_row.all())):
-                lists.append(None)  # every node may fit: not listed
-                continue
-            positions, kept = walk_positions(order, ok_row, alloc, pods_col, request, checked,
-                                             fit_enabled, min(3 * n // 4, MAX_WALK_LIST - total))
-            lists.append(positions if kept >= 0 else None)
-            total += len(positions)
-        return lists
+        positions in all (``total``: listed for the classes before). One compiled pass for
+        all the classes (:func:`~ksched.kernels.loop_steps.walk_lists`)."""
+        if not len(classes):
+            return []
+        rows: dict[int, int] = {}  # per node-static row (siblings share theirs)
+        ok_rows: list[np.ndarray] = []
+        ok_row_of = np.empty(len(classes), dtype=np.int64)
+        checked: list[np.ndarray] = []
+        for k, c in enumerate(classes):
+            row = self.static_ok[c]
+            if id(row) not in rows:
+                rows[id(row)] = len(ok_rows)
+                ok_rows.append(row)
+            ok_row_of[k] = rows[id(row)]
+            checked.append(_NO_COLUMNS if not fit_enabled or self.count_only[c]
+                           else self.fit_check_cols[c])
+        indptr = np.zeros(len(classes) + 1, dtype=np.int64)
+        np.cumsum([len(cols) for cols in checked], out=indptr[1:])
+        n = len(layout.tree_order)
+        listed, at, positions = loop_kernels.walk_lists(
+            layout.tree_order, np.stack(ok_rows), ok_row_of, layout.allocatable,
+            layout.resource_column(PODS), np.stack([self.request[c] for c in classes]), indptr,
+            np.concatenate(checked), bool(fit_enabled), 3 * n // 4, MAX_WALK_LIST - total)
+        return [positions[at[k]:at[k + 1]] if listed[k] else None for k in range(len(classes))]
 
     def attach_arrays(self) -> dict[str, Any]:
         """The classes' attach counts (zeros for classes whose volumes are not counted), then
