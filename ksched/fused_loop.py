@@ -181,8 +181,7 @@ class FusedLoop:
         n = state.num_nodes
         #: Bumped whenever a node's requests change (shared by the batch's fast paths).
         self.node_version = node_version if node_version is not None else np.ones(n, np.int64)
-        #: Per class and walk position (``state.tree_order``, fixed for the loop's life: a
-        #: changed node list makes a new loop) the node's cached score and its version.
+        #: Per class and walk position (fixed: new nodes make a new loop) a cached score, stamped.
         self.cached_version = np.zeros((0, n), dtype=np.int64)
         self.cached_score = np.zeros((0, n), dtype=np.int64)
         affinity = self.affinity_filter if self.affinity_filter is not None \
