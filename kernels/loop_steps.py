@@ -13,6 +13,7 @@ import numpy as np
 
 from ._jit import jit
 from .balanced_allocation import balanced_allocation_score
+from .failure_tally import tally_failure
 from .node_ports import ports_conflict
 from .node_resources_fit import fit_code, resource_allocation_score
 from .node_volume_limits import exceeds_limit
@@ -222,6 +223,31 @@ def place(p, chosen, c, out_node, state, placement):
             if ipa_updates[u, 3] >= 0:
                 ipa_affinity_empty[ipa_updates[u, 3]] = False
     state[PLACED_AT] += 1
+
+
+# Written into its callers: a call would copy the three groups of arrays it is given.
+@jit(inline="always")
+def conclude(p, c, chosen, start, processed, found, top, ties, walk_order, state, fail_epoch,
+             out_node, out_walk, local, placement, diag):
+    """The end of pod ``p``'s cycle (class ``c``, its walk from ``start``): the next start
+    index past the ``processed`` nodes, the walk recorded (``found`` feasible nodes, ``ties``
+    of them at the ``top`` total), then ``assume`` on node ``chosen``, or, where none was
+    (-1), the pod recorded as a new failure and tallied
+    (:func:`~ksched.kernels.failure_tally.tally_failure`). Returns ``False`` where the run
+    must stop there: a failure the loop does not word. ``local``, ``placement`` and
+    ``diag``: the loop's groups."""
+    state[NEXT_START_AT] = (start + processed) % walk_order.shape[0]
+    state[EVALUATED_AT] += processed
+    record_walk(out_walk, p, processed, found, top, ties)
+    if chosen < 0:
+        out_node[p] = NEW_FAILURE
+        fail_epoch[c] = state[PLACED_AT]
+        (_, _, _, fit_enabled, allocatable, requested, pods_col, request, fit_check_indptr,
+         fit_check_cols, count_only, _, _, _) = local
+        return tally_failure(p, c, walk_order, fit_enabled, allocatable, requested, pods_col,
+                             request, fit_check_indptr, fit_check_cols, count_only, diag)
+    place(p, chosen, c, out_node, state, placement)
+    return True
 
 
 @jit

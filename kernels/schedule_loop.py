@@ -45,7 +45,7 @@ import numpy as np
 from ksched.constants import MAX_NODE_SCORE
 
 from ._jit import jit
-from .failure_tally import new_kept, tally_failure
+from .failure_tally import new_kept
 from .inter_pod_affinity import (
     normalize_pod_affinity_scores,
     pod_affinity_code,
@@ -63,16 +63,15 @@ from .loop_steps import (
     W_FIT,
     W_POD_AFFINITY,
     W_SPREAD,
+    conclude,
     known_failure,
     local_checks,
     local_ok,
     node_score_here,
     norm_varies_for,
-    place,
-    unplace,
-    record_walk,
     rescore,
     store_total,
+    unplace,
 )
 from .normalize import default_normalize_score
 from .pod_topology_spread import spread_filter_code, spread_minimums, spread_scores
@@ -371,19 +370,9 @@ def _make_loop(full: bool) -> Any:
                         and entries.shape[0] == 0 and soft.shape[0] == 0 and not pod_affinity
                         and pod_scores.shape[0] == 0):
                     last_class, last_position = c, position
-            state[NEXT_START_AT] = (start + processed) % num_nodes
-            state[EVALUATED_AT] += processed
-            record_walk(out_walk, p, processed, count, top, ties)
-            if chosen < 0:
-                out_node[p] = NEW_FAILURE
-                fail_epoch[c] = state[PLACED_AT]
-                if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
-                                     pods_col, request, fit_check_indptr, fit_check_cols,
-                                     count_only, diag):
-                    return p + 1
-                p += 1
-                continue
-            place(p, chosen, c, out_node, state, placement)
+            if not conclude(p, c, chosen, start, processed, count, top, ties, walk_order, state,
+                            fail_epoch, out_node, out_walk, local, placement, diag):
+                return p + 1
             p += 1
         return pod_class.shape[0]
 

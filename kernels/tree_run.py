@@ -25,22 +25,17 @@ from typing import Any
 import numpy as np
 
 from ._jit import jit
-from .failure_tally import tally_failure
 from .inter_pod_affinity import pod_affinity_code
 from .loop_steps import (
-    EVALUATED_AT,
-    NEW_FAILURE,
     NEXT_START_AT,
     NOT_SCORED,
-    PLACED_AT,
     W_POD_AFFINITY,
     W_SPREAD,
+    conclude,
     known_failure,
     local_ok,
-    norm_varies_for,
-    place,
     node_score,
-    record_walk,
+    norm_varies_for,
 )
 from .pod_topology_spread import spread_minimum
 from .selection_tree import NONE, SEGMENTS, build, select_in_tree, set_leaf, tree_width
@@ -304,22 +299,11 @@ def _make_tree_run(domain_trees: bool) -> Any:
                 leaf, processed, found, top, ties = select_in_tree(
                     tree_count[slot], tree_best[slot], tree_ties[slot], None, num_nodes,
                     start % num_nodes, to_find, tie_mode, draws, state, segments)
-            state[NEXT_START_AT] = (start + processed) % num_nodes
-            state[EVALUATED_AT] += processed
-            record_walk(out_walk, p, processed, found, NOT_SCORED if top == NONE else top,
-                        ties)
-            if leaf < 0:
-                out_node[p] = NEW_FAILURE
-                fail_epoch[c] = state[PLACED_AT]
-                (_, _, _, fit_enabled, allocatable, requested, pods_col, request,
-                 fit_check_indptr, fit_check_cols, count_only, _, _, _) = local
-                if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
-                                     pods_col, request, fit_check_indptr, fit_check_cols,
-                                     count_only, diag):
-                    return p + 1, True
-                p += 1
-                continue
-            place(p, walk_order[leaf], c, out_node, state, placement)
+            chosen = walk_order[leaf] if leaf >= 0 else -1
+            scored = NOT_SCORED if top == NONE else top
+            if not conclude(p, c, chosen, start, processed, found, scored, ties, walk_order,
+                            state, fail_epoch, out_node, out_walk, local, placement, diag):
+                return p + 1, True
             p += 1
         return p, False
 

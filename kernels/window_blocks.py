@@ -32,23 +32,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .failure_tally import tally_failure
 from .loop_steps import (
-    EVALUATED_AT,
     FAILS,
-    NEW_FAILURE,
     NEXT_START_AT,
     NOT_SCORED,
-    PLACED_AT,
     W_POD_AFFINITY,
     W_SPREAD,
+    conclude,
     known_failure,
     local_checks,
     node_score,
     node_score_here,
     norm_varies_for,
-    place,
-    record_walk,
     store_total,
 )
 from .select import HEAP, tie_index
@@ -379,20 +374,8 @@ def block_run(p, pod_class, walk_order, to_find, tie_mode, draws, state, fail_ep
             log_changes(p, blocks, out_node)
             chosen, found, processed, top, ties = block_window(
                 p, c, start, to_find, tie_mode, draws, state, blocks, walk_order, local, scoring)
-        state[NEXT_START_AT] = (start + processed) % num_nodes
-        state[EVALUATED_AT] += processed
-        record_walk(out_walk, p, processed, found, top, ties)
-        if chosen < 0:
-            out_node[p] = NEW_FAILURE
-            fail_epoch[c] = state[PLACED_AT]
-            (_, _, _, fit_enabled, allocatable, requested, pods_col, request,
-             fit_check_indptr, fit_check_cols, count_only, _, _, _) = local
-            if not tally_failure(p, c, walk_order, fit_enabled, allocatable, requested,
-                                 pods_col, request, fit_check_indptr, fit_check_cols,
-                                 count_only, diag):
-                return p + 1, True
-            p += 1
-            continue
-        place(p, chosen, c, out_node, state, placement)
+        if not conclude(p, c, chosen, start, processed, found, top, ties, walk_order, state,
+                        fail_epoch, out_node, out_walk, local, placement, diag):
+            return p + 1, True
         p += 1
     return p, False
