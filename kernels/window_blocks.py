@@ -155,9 +155,8 @@ def _current(s, b, blocks):
 
 def _class_total(score_here):
     """Class ``c``'s cached total of ``node`` at walk position ``at`` (whose version moved)
-    computed anew, its rows of
-    ``local`` and ``scoring`` taken here: its score where the node passes the node-local
-    filters, else :data:`~ksched.kernels.loop_steps.FAILS`
+    computed anew, its rows of ``local`` and ``scoring`` taken here: its score where the node
+    passes the node-local filters, else :data:`~ksched.kernels.loop_steps.FAILS`
     (:func:`~ksched.kernels.loop_steps.store_total`); ``score_here``: the score written in
     (:func:`~ksched.kernels.loop_steps.node_score_here`), else called."""
 
@@ -279,10 +278,10 @@ def block_window(p, c, start, to_find, tie_mode, draws, state, blocks, walk_orde
     """The window walk of class ``c``'s pod at run entry ``p`` from ``start``, and
     ``selectHost`` over it (the run's changes before it logged, :func:`log_changes`): the
     summaries it covers whole are brought up to date and read, the rest walked node by node.
-    Returns (the chosen node, -1 when
-    none is feasible; feasible nodes found; nodes processed; top total, ``NOT_SCORED`` below
-    two feasible nodes; how many have it), as the window walk and ``select_top`` give them
-    (the tie index advanced only where several nodes are feasible)."""
+    Returns (the chosen node, -1 when none is feasible; feasible nodes found; nodes
+    processed; top total, ``NOT_SCORED`` below two feasible nodes; how many have it), as the
+    window walk and ``select_top`` give them (the tie index advanced only where several
+    nodes are feasible)."""
     block_slot, made, feasible, best, ties, shift = (blocks[0], blocks[2], blocks[3], blocks[4],
                                                      blocks[5], blocks[7])
     s, n_all, size = block_slot[c], walk_order.shape[0], 1 << shift
