@@ -260,30 +260,32 @@ def walk_lists(walk_order, ok_rows, ok_row_of, allocatable, pods_col, requests, 
     each checked column (a node short of that fails NodeResourcesFit whatever is placed).
     A class is listed where at most ``most`` nodes qualify and the lists so far leave room
     (``room`` positions in all). Returns (listed: bool[K], indptr: int64[K + 1], positions),
-    a CSR of the listed classes' positions (empty for the others)."""
+    a CSR of the listed classes' positions (empty for the others).
+
+    Each row of verdicts is walked once (:func:`_row_walks`); a class whose requests every
+    node of its row holds takes its row's positions whole, the others check those only."""
     n, classes = walk_order.shape[0], requests.shape[0]
+    row_indptr, row_positions, row_least = _row_walks(walk_order, ok_rows, allocatable)
     listed = np.zeros(classes, dtype=np.bool_)
     indptr = np.zeros(classes + 1, dtype=np.int64)
     out = np.empty(4 * n, dtype=np.int64)
     total = 0
     for k in range(classes):
-        ok_row, request = ok_rows[ok_row_of[k]], requests[k]
+        r, request = ok_row_of[k], requests[k]
         cols = checked[checked_indptr[k]:checked_indptr[k + 1]]
+        positions = row_positions[row_indptr[r]:row_indptr[r + 1]]
         cap = min(most, room - total)
+        every = not fit_enabled or _holds(row_least[r], pods_col, request, cols)
+        if every and positions.shape[0] > cap:
+            indptr[k + 1] = total
+            continue
         if total + cap > out.shape[0]:  # room for this class's list: doubled
             grown = np.empty(max(2 * out.shape[0], total + cap), dtype=np.int64)
             grown[:total] = out[:total]
             out = grown
         found = 0
-        for i in range(n):
-            node = walk_order[i]
-            ok = ok_row[node]
-            if ok and fit_enabled:
-                ok = allocatable[node, pods_col] >= 1
-                for j in range(cols.shape[0]):
-                    if ok and allocatable[node, cols[j]] < request[cols[j]]:
-                        ok = False
-            if ok:
+        for i in positions:
+            if every or _holds(allocatable[walk_order[i]], pods_col, request, cols):
                 if found == cap:
                     found = -1
                     break
@@ -294,3 +296,38 @@ def walk_lists(walk_order, ok_rows, ok_row_of, allocatable, pods_col, requests, 
             total += found
         indptr[k + 1] = total
     return listed, indptr, out[:total].copy()
+
+
+@jit(inline="always")
+def _holds(allocatable, pods_col, request, cols):
+    """Whether ``allocatable`` (a node's, or the least of several) has room for a pod and
+    at least ``request`` on each of ``cols``."""
+    if allocatable[pods_col] < 1:
+        return False
+    for col in cols:
+        if allocatable[col] < request[col]:
+            return False
+    return True
+
+
+@jit
+def _row_walks(walk_order, ok_rows, allocatable):
+    """Per row of node-static verdicts, the walk positions of the nodes passing (a CSR:
+    indptr, positions) and, per resource column, the least allocatable among them (the
+    largest int64 where none passes)."""
+    n, rows, columns = walk_order.shape[0], ok_rows.shape[0], allocatable.shape[1]
+    indptr = np.zeros(rows + 1, dtype=np.int64)
+    for r in range(rows):
+        indptr[r + 1] = indptr[r] + ok_rows[r].sum()
+    positions = np.empty(indptr[rows], dtype=np.int64)
+    least = np.full((rows, columns), np.iinfo(np.int64).max, dtype=np.int64)
+    total = 0
+    for r in range(rows):
+        for i in range(n):
+            node = walk_order[i]
+            if ok_rows[r, node]:
+                positions[total] = i
+                total += 1
+                for col in range(columns):
+                    least[r, col] = min(least[r, col], allocatable[node, col])
+    return indptr, positions, least

@@ -54,12 +54,9 @@ class _Csr:
         self.entries, self.width = GrowingRows(width, dtype), width
 
     def extend(self, parts: list) -> tuple[np.ndarray, np.ndarray]:
-        ends, end = [], self.entries.count
-        for part in parts:
-            end += len(part)
-            ends.append(end)
-        self.indptr.extend(ends)
-        parts = [p for p in parts if len(p)]
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        self.indptr.extend(np.cumsum(lengths) + self.entries.count)
+        parts = [p for p, length in zip(parts, lengths.tolist()) if length]
         if parts:  # entries of a width (tuples) listed, numbers concatenated
             self.entries.extend([e for p in parts for e in p] if self.width
                                 else np.concatenate(parts))
@@ -109,6 +106,10 @@ class StackedTables:
         self._static_sid = GrowingRows((n,), np.int32)
         self._sid_late = _Csr(dtype=np.bool_)
         self._wording_rows: dict[int, int] = {}
+        #: Per node-static entries (by identity: the classes' tables hold them while this
+        #: does), their rows: a class like another shares its rows.
+        self._norm_row_of: dict[int, list[int]] = {}
+        self._static_row_of: dict[int, int] = {}
         #: The per-class rows copied as they are: their shapes and dtypes.
         self._shapes = {"static_ok": ((n,), np.bool_),
                         "request": ((len(layout.resource_names),), np.int64),
@@ -191,22 +192,26 @@ class StackedTables:
         norm_rows, static_rows, diag_rows = [], [], []
         raws, statics = [], []  # the rows added to norm_raw and static_score
         for c in new:
-            row = np.full(self.k, -1, dtype=np.int64)
-            for j, raw in enumerate(t.norm_raw[c]):
-                if raw is not None:
-                    row[j] = self._norm_raw.count + len(raws)
-                    raws.append(raw)
+            entries, static = t.norm_raw[c], t.static_score[c]
+            row = self._norm_row_of.get(id(entries))  # (siblings share their entries)
+            if row is None:
+                row = self._norm_row_of[id(entries)] = [-1] * self.k
+                for j, raw in enumerate(entries):
+                    if raw is not None:
+                        row[j] = self._norm_raw.count + len(raws)
+                        raws.append(raw)
             norm_rows.append(row)
-            static = t.static_score[c]
-            static_rows.append(0 if static is None else self._static_score.count + len(statics))
-            if static is not None:
+            at = 0 if static is None else self._static_row_of.get(id(static))
+            if at is None:
+                at = self._static_row_of[id(static)] = self._static_score.count + len(statics)
                 statics.append(static)
+            static_rows.append(at)
             diag_rows.append(self._wording_row(t.wording[c]))
         self._norm_raw.extend(raws)
         self._static_score.extend(statics)
-        norm_row = self._grow("norm_row", norm_rows, (self.k,), np.int64)
-        norm_varies = self._grow("norm_varies", [r >= 0 for r in norm_rows], (self.k,),
-                                 np.bool_)
+        rows = np.array(norm_rows, dtype=np.int64).reshape(len(norm_rows), self.k)
+        norm_row = self._grow("norm_row", rows, (self.k,), np.int64)
+        norm_varies = self._grow("norm_varies", rows >= 0, (self.k,), np.bool_)
         sid_offset, sid_late = self._sid_late.indptr.rows(), self._sid_late.entries.rows()
         return dict(norm_raw=self._norm_raw.rows(), norm_row=norm_row,
                     norm_varies=norm_varies, static_score=self._static_score.rows(),

@@ -52,9 +52,11 @@ def request_tables(cycle: Cycle, fit: Any, fit_scorer: Any, balanced: Any
     empty = (np.zeros(0, np.int64),) * 4
     ba = balanced.score_inputs(cycle) if balanced is not None else empty
     return dict(
-        request=request_vector(requests, state.resource_names, pod_count=0),
+        request=check.request if check is not None
+        else request_vector(requests, state.resource_names, pod_count=0),
         fit_check_cols=check.checked if check is not None else np.zeros(0, np.int64),
-        count_only=not any(v for r, v in requests.items() if r != PODS),
+        count_only=check.count_only if check is not None
+        else not any(v for r, v in requests.items() if r != PODS),
         nonzero_add=np.array(node_info_non_zero(
             pod, requests, cycle_requests(cycle.data, pod, non_zero=True)), dtype=np.int64),
         fit_inputs=fit_scorer.score_inputs(cycle) if fit_scorer is not None else empty,
