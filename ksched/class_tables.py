@@ -15,7 +15,7 @@ from ksched.device_classes import DeviceClasses
 from ksched.domain_counts import DomainCounts
 from ksched.framework.interfaces import Cycle
 from ksched.kernels import loop_steps as loop_kernels
-from ksched.pods import request_signature
+from ksched.pods import Hashed, request_signature
 from ksched.resources import cycle_requests, node_info_non_zero, request_vector
 from ksched.state import ClusterState
 
@@ -70,13 +70,14 @@ class RequestTables:
 
     def __init__(self, fit: Any, fit_scorer: Any, balanced: Any) -> None:
         self.plugins = (fit, fit_scorer, balanced)
-        self.found: dict[tuple, dict[str, Any] | None] = {}
+        self.found: dict[Hashed, dict[str, Any] | None] = {}
 
     def __call__(self, cycle: Cycle) -> dict[str, Any] | None:
-        key = request_signature(cycle.pod)
-        if key not in self.found:
-            self.found[key] = request_tables(cycle, *self.plugins)
-        return self.found[key]
+        key = Hashed(request_signature(cycle.pod))
+        found = self.found.get(key, self)  # (self: not found; a value may be None)
+        if found is self:
+            found = self.found[key] = request_tables(cycle, *self.plugins)
+        return found
 
 
 @attrs.define

@@ -58,7 +58,8 @@ from ksched.framework.interfaces import Cycle, PreFilterResult
 from ksched.framework.runtime import Framework
 from ksched.loop_call import NO_REMOVALS, ONE_CLASS, ONE_WALK, LoopCall, loop_parameters, no_attach
 from ksched.loop_failures import FailureWording, StaticStatuses, Tallies, worded
-from ksched.pods import class_signature, shape_signature, sibling_signature, spec_signature
+from ksched.pods import Hashed, class_signature, shape_signature, sibling_signature, \
+    spec_signature
 from ksched.state import ClusterState, host_ports
 from ksched.status import Code, Status
 from ksched.volume_classes import ClaimUse, has_claims
@@ -69,8 +70,6 @@ LOOP_FILTERS = (FilterKind.REQUEST_DELTA, FilterKind.HOST_PORTS, FilterKind.TOPO
 #: The kinds of Score the loop has kernels for, in the order of its ``weights`` (``W_*``).
 LOOP_SCORES = (ScoreKind.RESOURCE_ALLOCATION, ScoreKind.BALANCED_ALLOCATION,
                ScoreKind.TOPOLOGY_SPREAD, ScoreKind.POD_AFFINITY)
-#: ``pod_signature(pod)``: what decides a pod's class (:func:`ksched.pods.class_signature`).
-pod_signature = class_signature
 
 
 def supports(framework: Framework) -> bool:
@@ -117,14 +116,14 @@ class FusedLoop:
         #: run of one pod takes its class's arrays alone (:meth:`arrays`), not all anew.
         self.count_pods, self._stacked, self._one = count_pods, 0, {}
         self.layout = state
-        self.classes: dict[tuple, int | None] = {}
+        self.classes: dict[Hashed | tuple, int | None] = {}
         self.classes_by_identity: dict[tuple, int | None] = {}
         #: Per containers object, the last pod signature seen with it and its class: replicas
         #: share their containers, and a tuple of the same objects compares equal at once.
         self._last_by_containers: dict[int, tuple[tuple, int | None]] = {}
         #: Pod signature -> its class, or ``None`` where the loop does not take such pods
         #: (pods of one spec arriving as separate objects, as in the simulator).
-        self.verdicts: dict[tuple, int | None] = {}
+        self.verdicts: dict[Hashed, int | None] = {}
         self.tables = ClassTables()
         points = framework.points
         self.static_filters = [(n, p) for n, p in points["filter"] if is_node_static_filter(p)]
@@ -147,8 +146,8 @@ class FusedLoop:
         #: and :meth:`_eligible` said: classes differing only in their requests (and, for the
         #: first, rank) share them. Only where every plugin is in-tree (none reads requests
         #: but NodeResourcesFit and the resource scores, nor priorities).
-        self._shapes: dict[tuple, int] = {}
-        self._shape_verdicts: dict[tuple, tuple[Any, bool]] = {}
+        self._shapes: dict[Hashed, int] = {}
+        self._shape_verdicts: dict[Hashed | None, tuple[Any, bool]] = {}
         self._shares_shapes = all(type(p).__module__.startswith("ksched.plugins.")
                                   for p in framework.plugins.values())
         #: The node-static plugins (Filter or Score, each once) and the Reserve plugins.
@@ -216,7 +215,7 @@ class FusedLoop:
             return self.tables.device_classes.class_of(self, pod, state)
         if pod.volumes and has_claims(pod):
             return self._claim_class(pod, state)
-        key = pod_signature(pod)
+        key = class_signature(pod)
         workloads = state.objects.get("workloads")
         last = self._last_by_containers.get(id(pod.containers))
         if last is not None and last[0] == key and (last[1] is None or not workloads):
@@ -224,18 +223,18 @@ class FusedLoop:
         identity = tuple(map(id, key))
         found = self.classes_by_identity.get(identity, _UNSEEN)
         if found is _UNSEEN or (found is not None and workloads):
-            found = self.verdicts.get(key, _UNSEEN) if not workloads else _UNSEEN
+            hashed = Hashed(key)
+            found = self.verdicts.get(hashed, _UNSEEN) if not workloads else _UNSEEN
             if found is _UNSEEN:
-                found = self.verdicts[key] = self._new_verdict(pod, key, state, not workloads)
+                found = self.verdicts[hashed] = self._new_verdict(pod, hashed, state, not workloads)
             self.classes_by_identity[identity] = found
         self._last_by_containers[id(pod.containers)] = key, found
         return found
 
-    def _new_verdict(self, pod: Pod, key: tuple, state: ClusterState, shares: bool
-                     ) -> int | None:
+    def _new_verdict(self, pod: Pod, key: Hashed, state: ClusterState, shares: bool) -> int | None:
         """:meth:`class_of` a pod of a signature not seen (``shares``: classes of one shape
         may share their verdicts)."""
-        shape = shape_signature(pod) if self._shares_shapes and shares else None
+        shape = Hashed(shape_signature(pod)) if self._shares_shapes and shares else None
         admitted, eligible = self._shape_verdicts.get(shape, (_UNSEEN, False))
         if admitted is _UNSEEN:
             admitted = self._admitted(pod, state)
@@ -244,9 +243,10 @@ class FusedLoop:
                 self._shape_verdicts[shape] = admitted, eligible
         if not eligible:
             return None
-        if key not in self.classes:
-            self.classes[key] = self._compile(pod, state, *admitted, shape=shape)
-        return self.classes[key]
+        found = self.classes.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = self.classes[key] = self._compile(pod, state, *admitted, shape=shape)
+        return found
 
     def _claim_class(self, pod: Pod, state: ClusterState) -> int | None:
         """:meth:`class_of` a pod with claims: by its spec but the volumes, what its volumes
@@ -327,7 +327,7 @@ class FusedLoop:
         return not (soft and runs("score", spread) and not runs("preScore", spread))
 
     def _compile(self, pod: Pod, state: ClusterState, attach: bool, binds: bool,
-                 shape: tuple | None = None) -> int | None:
+                 shape: Hashed | None = None) -> int | None:
         """Compile a new class (its volumes counted against attach limits, Reserve to run
         for its pods); ``None`` when the loop does not model the pod's cycle, or a plugin
         refuses a feature ksched does not model (the framework raises it in turn). A class
@@ -336,7 +336,7 @@ class FusedLoop:
         allow it) takes that class's node-static verdicts and scores and computes only its
         requests (:meth:`_add_sibling`)."""
         cycle = Cycle(state, pod)
-        key = sibling_signature(pod) if shape is not None and not attach else None
+        key = Hashed(sibling_signature(pod)) if shape is not None and not attach else None
         sibling = self._shapes.get(key, -1) if key is not None else -1
         if sibling >= 0:
             return self._add_sibling(cycle, sibling, binds)
@@ -597,4 +597,4 @@ class FusedLoop:
 
 
 __all__ = ["FusedLoop", "ClassTables", "SpreadCounter", "StaticStatuses", "Tallies",
-           "LOOP_FILTERS", "LOOP_SCORES", "pod_signature", "supports"]
+           "LOOP_FILTERS", "LOOP_SCORES", "supports"]

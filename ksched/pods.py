@@ -30,6 +30,24 @@ TIME_FIELDS = frozenset({"start_time", "creation_time"})
 UNFILTERED_FIELDS = IDENTITY_FIELDS | TIME_FIELDS | {"nominated_node_name"}
 
 
+class Hashed:
+    """A signature with its hash taken once: a new pod class looks its signatures up in
+    several tables, and a tuple of a pod's fields hashes every field anew each time."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value: tuple) -> None:
+        self.value, self._hash = value, hash(value)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hashed):
+            return NotImplemented
+        return self._hash == other._hash and self.value == other.value
+
+
 def _signature(left_out: frozenset[str]) -> Callable[[Pod], tuple]:
     """A getter of every :class:`~ksched.api.Pod` field but ``left_out``, as a tuple."""
     return operator.attrgetter(*(f.name for f in attrs.fields(Pod) if f.name not in left_out))
@@ -86,6 +104,6 @@ def request_signature(pod: Pod) -> tuple:
             pod.overhead, pod.pod_requests, pod.pod_limits)
 
 
-__all__ = ["IDENTITY_FIELDS", "PRIORITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS",
+__all__ = ["Hashed", "IDENTITY_FIELDS", "PRIORITY_FIELDS", "REQUEST_FIELDS", "TIME_FIELDS",
            "UNFILTERED_FIELDS", "class_signature", "filter_signature", "request_signature",
            "shape_signature", "sibling_signature", "spec_signature"]
