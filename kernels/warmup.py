@@ -23,6 +23,7 @@ def warmup() -> float:
         normalize,
         node_volume_limits,
         preemption,
+        samples,
         select,
         taint_toleration,
         volume_zone,
@@ -68,6 +69,8 @@ def warmup() -> float:
     loop_steps.walk_lists(fixed_order, np.ones((1, 1), np.bool_), np.zeros(1, i64), fixed_matrix,
                           3, np.ones((1, 4), i64), np.array([0, 2], i64), np.arange(2, dtype=i64),
                           True, 1, 1)
+    samples.sampled_moments(np.zeros(1), 0.0, 60.0)  # and next_sample_time, for the Simulator
+    samples.next_sample_time(0.0, 0.0, 60.0)
     _warm_counts()
     _warm_preemption(preemption)
     json_scan.scan(b'{"items": [{"kind": "Pod"}]}', 100)  # the loader's item scan

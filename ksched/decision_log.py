@@ -80,6 +80,11 @@ class DecisionLog(_Columns):
         self._victims.append(victims)
         self._attempts.append(attempt)
 
+    def extend(self, rows: Sequence[tuple]) -> None:
+        """Record decisions given as tuples of :meth:`add`'s seven arguments, in order."""
+        for column, values in zip(self._columns, zip(*rows)):
+            column.extend(values)
+
     def frozen(self) -> Decisions:
         """The decisions so far (copied: the log may go on)."""
         return Decisions(tuple(tuple(column) for column in self._columns))

@@ -1,37 +1,34 @@
 """Stretches of a simulation that need nothing of the queue, run by the compiled loop at once.
 
-While no pod is pending, in flight, waiting at Permit or nominated, kube-scheduler's loop does
-the same for each pod created: activeQ takes it, pops it at once, and its cycle places it and
-binds it; later the pod finishes and leaves its node. Where the compiled loop's placement is
-the pod's whole cycle (:meth:`Driver.plain_class <ksched.driver.Driver.plain_class>`: one
-profile, no Permit, no volume claims, no pods counted; devices only from claims the
-resourceclaim controller makes from templates, counted by the loop), a stretch of such
-arrivals and finishes goes through the loop as one run of pods and removals
-(``schedule_loop``'s ``remove_node``), up to ``until`` or anything else on the timeline. The
-decisions, the samples, the utilisation, the cache's pods in their per-node order, the claims
-and the queue's counters are then what the Simulator one event at a time leaves; the finishes
-of the pods still running are held until due, then join the timeline as the Simulator pushed
-them.
+While no pod is pending, in flight, waiting at Permit or nominated, kube-scheduler's loop does the
+same for each pod created: activeQ takes it, pops it at once, and its cycle places it and binds it;
+later the pod finishes and leaves its node. Where the compiled loop's placement is the pod's whole
+cycle (:meth:`Driver.plain_class <ksched.driver.Driver.plain_class>`: one profile, no Permit, no
+volume claims, no pods counted; devices only from claims the resourceclaim controller makes from
+templates, counted by the loop), a stretch of such arrivals and finishes goes through the loop as
+one run of pods and removals (``schedule_loop``'s ``remove_node``), up to ``until`` or anything
+else on the timeline. The decisions, the samples, the utilisation, the cache's pods in their
+per-node order, the claims and the queue's counters are then what the Simulator one event at a time
+leaves; the finishes of the pods still running are held until due, then join the timeline as the
+Simulator pushed them.
 
 The events at one virtual time go in the Simulator's order: the finishes, then the pods
 created, as the queue pops them (by priority), then the finishes of those that run 0 s. A pod
 that fits nowhere ends the stretch before that pod: its walk is undone, and it and the pods
 created with it that were not placed go to the queue, as the queue would hold them then.
 
-Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whatever pods come
-and go (a pod larger than every node, or whose selector no node matches: a planner's "never
-fits"). Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet
-minutes; each is popped (among the pods created then, as the queue orders them) and fails
-again, changing nothing of the nodes: a stretch takes those retries with the time's events
+Pods parked in unschedulablePods may wait meanwhile when each fits nowhere whatever pods come and
+go (a pod larger than every node, or whose selector no node matches: a planner's "never fits").
+Every finish moves them (AssignedPodDelete), as does a leftover flush after five quiet minutes;
+each is popped (among the pods created then, as the queue orders them) and fails again, changing
+nothing of the nodes: a stretch takes those retries with the time's events
 (:meth:`ArrivalRuns._time`). After the loop ran, each retry's failure is judged on the nodes'
 requests as the steps before it left them (the last one stands while no node its walk visits
-changed), and the queue takes the retries in order with the records (all at once for one
-pod).
+changed), and the queue takes the retries in order with the records (all at once for one pod).
 """
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 from collections.abc import Callable, Sequence
@@ -49,7 +46,7 @@ from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
 from ksched.sim_steps import Retry, Step, left_at, sampled_after, shared_at, step_columns, \
     with_flushes
-from ksched.sim_support import next_sample_time
+from ksched.kernels.samples import sampled_moments
 from ksched.timeline import Event
 
 __all__ = ["ArrivalRuns", "MAX_STRETCH", "MIN_STRETCH"]
@@ -435,17 +432,16 @@ class ArrivalRuns:
                             failures[-1][key].plugins)]
 
     def _record_retry(self, steps: list[Step], created: int, attempts: list[int] | None,
-                      retry: Retry, failures: dict[str, Any]) -> int:
-        """The records of ``retry`` (:meth:`_retried_at_once`'s ``attempts``, or replayed
-        with the pods ``created`` before it); returns the pods created since the last
+                      rows: list[tuple], retry: Retry, failures: dict[str, Any]) -> int:
+        """The records of ``retry`` (:meth:`_retried_at_once`'s ``attempts``, into ``rows``; or
+        replayed with the pods ``created`` before it); returns the pods created since the last
         replay."""
         if attempts is None:
             self._retry_parked(steps, created, retry, failures)
             return 0
         (key,) = retry.keys
         attempts[0] += 1
-        self.decisions.add(retry.time, key, UNSCHEDULABLE, None, failures[key].message, (),
-                           attempts[0])
+        rows.append((retry.time, key, UNSCHEDULABLE, None, failures[key].message, (), attempts[0]))
         return created
 
     def _retry_parked(self, steps: list[Step], created: int, retry: Retry,
@@ -475,22 +471,23 @@ class ArrivalRuns:
         parked pods' ``retries`` among them, with their ``failures``."""
         names, node_rows = self._node_names(), nodes.tolist()
         gone = {s.key for s in steps if s.pod is None}
-        made = self._stretch_claims(steps, node_rows)
-        record, entries = self.decisions.add, []
+        made, entries = self._stretch_claims(steps, node_rows), []
         pods, finish_at, durations, bound = self._pods, self._finish_at, self._durations, \
             self._lane_bound
         held, seq, start = self._held_finishes, self._seq, self.start_time
         forget_class, created_at = self.driver.forget_class, self._created.setdefault
         pending = list(zip(retries, failures))[::-1]
         attempts = self._retried_at_once(retries, failures)
+        rows: list[tuple] = []  # add's arguments, recorded at once (replays record their own)
+        record = rows.append if attempts is not None else lambda row: self.decisions.add(*row)
         created = 0  # pods created since the last retry replayed (passed through the queue)
         push, remember = heapq.heappush, self.driver.remember_class
         for k, (step, node) in enumerate(zip(steps, node_rows)):
             while pending and pending[-1][0].position == k:
-                created = self._record_retry(steps, created, attempts, *pending.pop())
+                created = self._record_retry(steps, created, attempts, rows, *pending.pop())
             t, key, c, pod, duration, _, _, left = step
             if pod is None:
-                record(t, key, left, names[node])
+                record((t, key, left, names[node], "", (), 0))
                 finish_at.pop(key, None)
                 bound.pop(key, None)
                 pods.pop(key, None)
@@ -503,7 +500,7 @@ class ArrivalRuns:
                 durations[key] = float(duration)
             elif key in durations:
                 del durations[key]
-            record(t, key, BOUND, names[node], "", (), 1)
+            record((t, key, BOUND, names[node], "", (), 1))
             if key not in gone:
                 if duration is None:  # (one with a runtime leaves by its held finish)
                     remember(self._lane_loop[1], pod, c)
@@ -514,10 +511,11 @@ class ArrivalRuns:
                     bound[key] = (node, c)
             entries.append((key, node, pod))
         while pending:
-            created = self._record_retry(steps, created, attempts, *pending.pop())
+            created = self._record_retry(steps, created, attempts, rows, *pending.pop())
+        self.decisions.extend(rows)
         moments, sampled = with_flushes(steps, sampled_after(steps, cut), retries)
-        times, _, classes, created_pods = step_columns(moments, 4)
-        signs = np.where(np.equal(created_pods, None), -1, 1) * (classes >= 0)
+        times, classes, _, arrived = step_columns(moments)
+        signs = np.where(arrived, 1, -1) * (classes >= 0)
         changes = self._footprint_table(moments, classes)[classes] * signs[:, None]
         running = self.assumer.num_bound
         self.assumer.replay(entries, names)
@@ -560,14 +558,9 @@ class ArrivalRuns:
         ``times``) the Simulator samples after (``sampled``; ``requested``: the totals after
         each, ``running``: the pods bound then), as :meth:`Simulator._sample` takes them (the
         queue as it stands after each: as now, its parked pods parked again)."""
-        due, taken = self._next_sample, []
-        candidates = np.flatnonzero(sampled).tolist()
-        at = times[candidates].tolist()
-        i = bisect.bisect_left(at, due)
-        while i < len(candidates):
-            taken.append(candidates[i])
-            due = next_sample_time(due, at[i], self.sample_every)
-            i = bisect.bisect_left(at, due, i + 1)
+        candidates = np.flatnonzero(sampled)
+        taken, due = sampled_moments(times[candidates], self._next_sample, self.sample_every)
+        taken = candidates[taken]
         self._samples.extend(times[taken], self.queue.lengths(), *self._usage.columns()[:2],
                              requested[taken], running[taken])
         self._next_sample = due

@@ -3,6 +3,8 @@ the Simulator reads of them as columns (when it samples, the flushes between the
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -65,24 +67,27 @@ def shared_at(t: float, heap: list) -> bool:
     return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
 
 
-def step_columns(steps: Sequence[Step], count: int) -> list[np.ndarray]:
-    """The first ``count`` fields of ``steps`` as columns (times, classes and node rows as
-    numbers, the others as objects)."""
-    fields = list(zip(*steps))[:count]
-    return [np.array(f, dtype=_COLUMN_TYPES.get(i, object)) for i, f in enumerate(fields)]
-
-
-#: The numeric fields of a :class:`Step`, by position: time, class, node row.
-_COLUMN_TYPES = {0: np.float64, 2: np.int64, 5: np.int64}
+def step_columns(steps: Sequence[Step]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray]:
+    """The steps' times (float64), classes and node rows (int64), and whether each is a pod
+    created (bool)."""
+    if not steps:
+        return (np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                np.zeros(0, np.bool_))
+    times, _, classes, pods, _, where, _, _ = zip(*steps)
+    return (np.array(times, dtype=np.float64), np.array(classes, dtype=np.int64),
+            np.array(where, dtype=np.int64),
+            np.fromiter(map(operator.is_not, pods, itertools.repeat(None)), dtype=np.bool_,
+                        count=len(pods)))
 
 
 def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
     """bool[K]: whether the Simulator samples after each step: once the queue is empty
     again, after the events of a time and the pods created then (not the finishes of those
     that run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
-    times, _, _, pods, _, where = step_columns(steps, 6)
+    times, _, where, created = step_columns(steps)
     placed_at = np.where(where < 0, -1 - where, 0)  # the step that placed a pod leaving
-    late = np.equal(pods, None) & (where < 0) & (times[placed_at] == times)
+    late = ~created & (where < 0) & (times[placed_at] == times)
     after = np.ones(len(steps), dtype=np.bool_)  # the last step, and where the time moves on
     after[:-1] = (times[1:] != times[:-1]) | (late[1:] & ~late[:-1])
     return after & (times != cut) if cut is not None else after

@@ -12,6 +12,7 @@ import numpy as np
 from ksched.api import Pod
 from ksched.constants import CPU
 from ksched.errors import ArgumentError, InvalidObjectError
+from ksched.kernels.samples import next_sample_time
 from ksched.state import ClusterState
 
 __all__ = ["Placed", "check_resize", "finite_argument", "next_sample_time"]
@@ -30,16 +31,6 @@ class Placed:
         if self._made is None:
             self._made = self.pod.with_status(self.start_time, "")
         return self._made
-
-
-def next_sample_time(due: float, now: float, every: float) -> float:
-    """After a sample taken at ``now`` (``due`` or later), when the next one is due: the first
-    multiple of ``every`` after ``now``, counted from ``due``."""
-    if due <= now:
-        due += math.floor((now - due) / every) * every
-        while due <= now:  # where ``every`` is below a float's step there, the next float
-            due = due + every if due + every > due else math.nextafter(now, math.inf)
-    return due
 
 
 def finite_argument(value: Any, field: str) -> float:

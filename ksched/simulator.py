@@ -286,7 +286,8 @@ class Simulator(ArrivalRuns, NodeChanges, PermitWaits):
             return
         self._samples.add(self.now, self.queue.lengths(), *self._usage.columns(),
                           self.assumer.num_bound)
-        self._next_sample = next_sample_time(self._next_sample, self.now, self.sample_every)
+        self._next_sample = next_sample_time(float(self._next_sample), float(self.now),
+                                             float(self.sample_every))
 
     def _advance(self, now: float) -> None:
         """The clock to ``now``: the queue's timers, the events due, Permit timeouts."""
