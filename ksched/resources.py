@@ -69,9 +69,13 @@ def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
             into[name] = amount
 
 
-def _container_requests(c: Container, non_missing: Mapping[str, int] | None) -> dict[str, int]:
-    requests = dict(c.requests)
-    for name, amount in (non_missing or {}).items():
+def _container_requests(c: Container, non_missing: Mapping[str, int] | None
+                        ) -> Mapping[str, int]:
+    """The container's requests (read, never written), ``non_missing`` filling the gaps."""
+    if not non_missing:
+        return c.requests
+    requests = dict(c.requests.items())
+    for name, amount in non_missing.items():
         requests.setdefault(name, amount)
     return requests
 
@@ -98,7 +102,7 @@ def pod_requests(pod: Pod, non_missing: Mapping[str, int] | None = None,
             _add(sidecars, requests)
             _max(init_max, sidecars)
         else:
-            with_sidecars = dict(requests)
+            with_sidecars = dict(requests.items())
             _add(with_sidecars, sidecars)
             _max(init_max, with_sidecars)
     _max(total, init_max)
