@@ -384,35 +384,35 @@ class ArrivalRuns:
         <ksched.driver.Driver.hopeless_failure>`), judged on the nodes' requests then:
         ``requested`` (before the stretch; changed here) plus the steps before it, added up
         only when a failure is judged anew (the last one stands while none of the nodes its
-        walk visits changed)."""
+        walk visits changed: counted per pod over the steps)."""
         out: list[dict[str, Any]] = []
         if not retries:
             return out
-        index, framework, driver, k = self._nominations(), fast.framework, self.driver, 0
-        walked = {key: set(np.flatnonzero(driver.hopeless_walked(
-            framework, c, self._pods[key], index)).tolist()) for key, (c, _) in parked.items()}
-        last: dict[str, Any] = {}  # each pod's last failure while its walk's nodes stand
-        rows, changes = [], []  # the steps' changes not yet added to ``requested``
-        stood = 0  # the failures that stood
-        node_rows = nodes.tolist()
+        index, framework, driver = self._nominations(), fast.framework, self.driver
+        end = max(r.position for r in retries)
+        rows = nodes[:end]
+        classes = np.array([s.c for s in steps[:end]], dtype=np.int64)
+        signs = np.array([1 if s.pod is not None else -1 for s in steps[:end]], dtype=np.int64)
+        changes = self._footprint_table(steps[:end], classes)[classes] * signs[:, None] \
+            if end else np.zeros((0, requested.shape[1]), dtype=np.int64)
+        touched = {}  # per pod, how many of the steps before each touch a node its walk visits
+        for key, (c, _) in parked.items():
+            walked = driver.hopeless_walked(framework, c, self._pods[key], index)
+            touched[key] = np.concatenate([[0], np.cumsum(walked[rows])]).tolist()
+        last: dict[str, tuple[Any, int]] = {}  # each pod's last failure, and where judged
+        added, stood = 0, 0  # the steps added to ``requested``; the failures that stood
         for position, _, keys in retries:
-            for step, node in zip(steps[k:position], node_rows[k:position]):
-                change = self._class_footprint(step.c, step.key, step.pod)
-                rows.append(node)
-                changes.append(change if step.pod is not None else -change)
-                for key in [key for key in last if node in walked[key]]:
-                    del last[key]
-            k = position
             for key in keys:
-                if key in last:  # it stands (its cycle counted below)
-                    stood += 1
+                found = last.get(key)
+                if found is not None and touched[key][position] == touched[key][found[1]]:
+                    stood += 1  # it stands (its cycle counted below)
                     continue
-                if rows:
-                    np.add.at(requested, rows, np.array(changes))
-                    rows, changes = [], []
+                if added < position:
+                    np.add.at(requested, rows[added:position], changes[added:position])
+                    added = position
                 last[key] = driver.hopeless_failure(framework, parked[key][0], self._pods[key],
-                                                    index, self.rng, requested)
-            out.append({key: last[key] for key in keys})
+                                                    index, self.rng, requested), position
+            out.append({key: last[key][0] for key in keys})
         driver.failures_stood(stood)
         return out
 
