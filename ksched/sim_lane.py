@@ -44,8 +44,8 @@ from ksched.framework.tiebreak import RANDOM
 from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
-from ksched.sim_steps import Retry, Step, left_at, sampled_after, shared_at, step_columns, \
-    with_flushes
+from ksched.sim_steps import Parked, Retry, Step, left_at, sampled_after, shared_at, \
+    step_columns, with_flushes
 from ksched.kernels.samples import sampled_moments
 from ksched.timeline import Event
 
@@ -75,7 +75,7 @@ class ArrivalRuns:
                                and loop_skips_binding(framework) else None)
         return self._lane_loop[1]
 
-    def _hopeless_parked(self, fast: Any) -> dict[str, list] | None:
+    def _hopeless_parked(self, fast: Any) -> Parked | None:
         """The pods the queue holds, all parked, by key with their class and the next
         leftover flush that moves them, when a stretch can carry them (see the module): each
         fails whatever pods come and go (:meth:`Driver.hopeless_class
@@ -85,10 +85,10 @@ class ArrivalRuns:
         queue = self.queue
         parked = queue.parked()
         if not parked:
-            return None if parked is None else {}
+            return None if parked is None else Parked()
         if not queue.pop_from_backoff:
             return None
-        out, moved_by_binds = {}, set(self._pod_add.plugins)
+        out, moved_by_binds = Parked(), set(self._pod_add.plugins)
         for info in parked:
             pod = self._pods.get(info.key)
             c = None if pod is None or (info.unschedulable_plugins | info.pending_plugins) \
@@ -96,6 +96,7 @@ class ArrivalRuns:
             if c is None:
                 return None
             out[info.key] = [c, self._flush_after(queue.now, info.timestamp)]
+        out.tick = min(at for _, at in out.values())
         return out
 
     def _run_arrivals(self, until: float | None, progress: Callable[[int], None] | None) -> bool:
@@ -132,7 +133,7 @@ class ArrivalRuns:
 
     # ------------------------------------------------------------------ the stretch
 
-    def _stretch(self, fast: Any, until: float | None, limit: int, parked: dict[str, list]
+    def _stretch(self, fast: Any, until: float | None, limit: int, parked: Parked
                  ) -> tuple[list[Step], list[Retry]]:
         """The steps of the stretch that starts now (at most ``limit``, but whole times),
         taken off their heaps (each step knows its entry: put back when the step is undone),
@@ -159,7 +160,8 @@ class ArrivalRuns:
                 break
             # a leftover flush due at ``t`` moves parked pods before the time's events: a
             # time of pods leaving only then (those move them all), retried once after them
-            flushing = bool(parked) and not self._flushes(parked, t, len(steps), retries)
+            flushing = bool(parked) and parked.tick <= t \
+                and not self._flushes(parked, t, len(steps), retries)
             if t <= last:  # only the finishes of pods placed at ``last`` that run 0 s
                 if t < last or t0 == t or t1 == t:
                     break
@@ -188,14 +190,14 @@ class ArrivalRuns:
             last = t
         return steps, retries
 
-    def _flushes(self, parked: dict[str, list], t: float, position: int,
+    def _flushes(self, parked: Parked, t: float, position: int,
                  retries: list[Retry]) -> bool:
         """The retries of the leftover flushes before ``t`` (after ``position`` steps), of
         the parked pods each moves; ``False`` where one falls at ``t`` (the queue's timers
         run before the time's events: the stretch takes that time only if pods leave then,
         as those move every parked pod, and ends before it if pods are created)."""
         while parked:
-            tick = min(at for _, at in parked.values())
+            tick = parked.tick
             if tick >= t:
                 return tick > t
             self._retry(parked, tuple(k for k, (_, at) in parked.items() if at == tick), tick,
@@ -208,16 +210,14 @@ class ArrivalRuns:
         return leftover_tick(now, timestamp, self.queue.max_in_unschedulable,
                              UNSCHEDULABLE_FLUSH_PERIOD)
 
-    def _retry(self, parked: dict[str, list], keys: tuple[str, ...], t: float, position: int,
+    def _retry(self, parked: Parked, keys: tuple[str, ...], t: float, position: int,
                retries: list[Retry]) -> None:
         """Parked pods ``keys`` moved, popped and parked again at ``t``: their next flush."""
         retries.append(Retry(position, t, keys))
-        tick = self._flush_after(t, t)
-        for key in keys:
-            parked[key][1] = tick
+        parked.parked_again(keys, self._flush_after(t, t))
 
     def _time(self, fast: Any, t: float, steps: list[Step], local: list, placed: dict,
-              limit: int, parked: dict[str, list], flushing: bool, retries: list[Retry]
+              limit: int, parked: Parked, flushing: bool, retries: list[Retry]
               ) -> bool:
         """Append to ``steps`` the events due at ``t``, more than one (see :meth:`_stretch`),
         and return ``True``; or leave them where they are and return ``False`` where the
@@ -264,7 +264,7 @@ class ArrivalRuns:
                 self._take(step, steps, local, placed)
         return True
 
-    def _parked_pop(self, parked: dict[str, list], t: float, creates: list[tuple[int, Step]],
+    def _parked_pop(self, parked: Parked, t: float, creates: list[tuple[int, Step]],
                     flushing: bool, retries: list[Retry]) -> int | None:
         """How many of the pods created at ``t`` (``creates``, in pop order) the queue pops
         before the one parked pod, which pods leaving then moved: all of them where it went
@@ -378,7 +378,7 @@ class ArrivalRuns:
         return failed, out_node
 
     def _parked_failures(self, fast: Any, steps: list[Step], nodes: np.ndarray,
-                         retries: list[Retry], parked: dict[str, list],
+                         retries: list[Retry], parked: Parked,
                          requested: np.ndarray | None) -> list[dict[str, Any]]:
         """Per retry, each pod's failure (:meth:`Driver.hopeless_failure
         <ksched.driver.Driver.hopeless_failure>`), judged on the nodes' requests then:

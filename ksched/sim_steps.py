@@ -1,9 +1,11 @@
-"""The steps of the Simulator's stretches (:mod:`ksched.sim_lane`): what each is, and what
-the Simulator reads of them as columns (when it samples, the flushes between them)."""
+"""The steps of the Simulator's stretches (:mod:`ksched.sim_lane`): what each is, the parked pods
+they retry, and what the Simulator reads of them as columns (when it samples, the flushes
+between them)."""
 
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -12,7 +14,7 @@ import numpy as np
 
 from ksched.decisions import FINISHED
 
-__all__ = ["Retry", "Step", "left_at", "sampled_after", "shared_at", "step_columns",
+__all__ = ["Parked", "Retry", "Step", "left_at", "sampled_after", "shared_at", "step_columns",
            "with_flushes"]
 
 
@@ -39,6 +41,20 @@ class Retry(NamedTuple):
     position: int
     time: float
     keys: tuple[str, ...]
+
+
+class Parked(dict):
+    """The parked pods a stretch carries (:meth:`ArrivalRuns._hopeless_parked
+    <ksched.sim_lane.ArrivalRuns._hopeless_parked>`), by key: their class and next leftover
+    flush; ``tick``: the soonest of those flushes."""
+
+    tick = math.inf
+
+    def parked_again(self, keys: tuple[str, ...], tick: float) -> None:
+        """Pods ``keys`` parked again, their next flush at ``tick``."""
+        for key in keys:
+            self[key][1] = tick
+        self.tick = tick if len(keys) == len(self) else min(at for _, at in self.values())
 
 
 def with_flushes(steps: list[Step], sampled: np.ndarray, retries: Sequence[Retry]
