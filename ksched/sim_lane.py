@@ -391,10 +391,10 @@ class ArrivalRuns:
         index, framework, driver = self._nominations(), fast.framework, self.driver
         end = max(r.position for r in retries)
         rows = nodes[:end]
-        classes = np.array([s.c for s in steps[:end]], dtype=np.int64)
-        signs = np.array([1 if s.pod is not None else -1 for s in steps[:end]], dtype=np.int64)
-        changes = self._footprint_table(steps[:end], classes)[classes] * signs[:, None] \
-            if end else np.zeros((0, requested.shape[1]), dtype=np.int64)
+        _, classes, _, arrived = step_columns(steps[:end])
+        changes = self._footprint_table(steps[:end], classes)[classes] \
+            * np.where(arrived, 1, -1)[:, None] if end else np.zeros((0, requested.shape[1]),
+                                                                     dtype=np.int64)
         touched = {}  # per pod, how many of the steps before each touch a node its walk visits
         for key, (c, _) in parked.items():
             walked = driver.hopeless_walked(framework, c, self._pods[key], index)
@@ -513,10 +513,12 @@ class ArrivalRuns:
         while pending:
             created = self._record_retry(steps, created, attempts, rows, *pending.pop())
         self.decisions.extend(rows)
-        moments, sampled = with_flushes(steps, sampled_after(steps, cut), retries)
-        times, classes, _, arrived = step_columns(moments)
+        columns = step_columns(steps)
+        table = self._footprint_table(steps, columns.classes)
+        (times, classes, _, arrived), sampled = with_flushes(
+            columns, sampled_after(columns, cut), retries)
         signs = np.where(arrived, 1, -1) * (classes >= 0)
-        changes = self._footprint_table(moments, classes)[classes] * signs[:, None]
+        changes = table[classes] * signs[:, None]
         running = self.assumer.num_bound
         self.assumer.replay(entries, names)
         requested = self._usage.replay(times, changes)
@@ -565,15 +567,15 @@ class ArrivalRuns:
                              requested[taken], running[taken])
         self._next_sample = due
 
-    def _footprint_table(self, moments: list[Step], classes: np.ndarray) -> np.ndarray:
-        """Per class of the ``moments`` (their ``classes``), what a pod of it adds to
-        ``requested`` (:meth:`_class_footprint`), by class; the last row, zeros, for the
-        flushes (class -1)."""
+    def _footprint_table(self, steps: list[Step], classes: np.ndarray) -> np.ndarray:
+        """Per class of the ``steps`` (their ``classes``), what a pod of it adds to
+        ``requested`` (:meth:`_class_footprint`), by class; the last row, zeros, for a flush
+        (class -1)."""
         seen, first = np.unique(classes, return_index=True)
         table = np.zeros((int(seen[-1]) + 2, len(self._usage.names)), dtype=np.int64)
         for c, k in zip(seen.tolist(), first.tolist()):
             if c >= 0:
-                table[c] = self._class_footprint(c, moments[k].key, moments[k].pod)
+                table[c] = self._class_footprint(c, steps[k].key, steps[k].pod)
         return table
 
     def _node_names(self) -> list[str]:

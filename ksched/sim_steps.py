@@ -14,8 +14,8 @@ import numpy as np
 
 from ksched.decisions import FINISHED
 
-__all__ = ["Parked", "Retry", "Step", "left_at", "sampled_after", "shared_at", "step_columns",
-           "with_flushes"]
+__all__ = ["Columns", "Parked", "Retry", "Step", "left_at", "sampled_after", "shared_at",
+           "step_columns", "with_flushes"]
 
 
 class Step(NamedTuple):
@@ -57,23 +57,25 @@ class Parked(dict):
         self.tick = tick if len(keys) == len(self) else min(at for _, at in self.values())
 
 
-def with_flushes(steps: list[Step], sampled: np.ndarray, retries: Sequence[Retry]
-                 ) -> tuple[list[Step], np.ndarray]:
-    """``steps`` and whether a sample may follow each (``sampled``), with a step of no event
-    (class -1) at each leftover flush among ``retries``: a time of its own, between two
-    steps', where the Simulator's clock stops and samples (a retry at a step's time is one
-    of that time's pods leaving moved)."""
-    flushes = [r for r in retries if not (
-        (r.position and steps[r.position - 1].time == r.time)
-        or (r.position < len(steps) and steps[r.position].time == r.time))]
-    if not flushes:
-        return steps, sampled
-    moments, k = [], 0
-    for r in flushes:
-        moments += steps[k:r.position]
-        moments.append(Step(r.time, "", -1, None, None, 0, None))
-        k = r.position
-    return moments + steps[k:], np.insert(sampled, [r.position for r in flushes], True)
+def with_flushes(columns: Columns, sampled: np.ndarray, retries: Sequence[Retry]
+                 ) -> tuple[Columns, np.ndarray]:
+    """The steps' ``columns`` and whether a sample may follow each (``sampled``), with a
+    moment of no event (class -1) at each leftover flush among ``retries``: a time of its
+    own, between two steps', where the Simulator's clock stops and samples (a retry at a
+    step's time is one of that time's pods leaving moved)."""
+    times, n = columns.times, len(columns.times)
+    if not retries or not n:
+        return columns, sampled
+    position = np.fromiter((r.position for r in retries), dtype=np.int64, count=len(retries))
+    at = np.fromiter((r.time for r in retries), dtype=np.float64, count=len(retries))
+    flush = ~(((position > 0) & (times[np.maximum(position - 1, 0)] == at))
+              | ((position < n) & (times[np.minimum(position, n - 1)] == at)))
+    if not flush.any():
+        return columns, sampled
+    where = position[flush]
+    return Columns(np.insert(times, where, at[flush]), np.insert(columns.classes, where, -1),
+                   np.insert(columns.where, where, 0),
+                   np.insert(columns.arrived, where, False)), np.insert(sampled, where, True)
 
 
 def shared_at(t: float, heap: list) -> bool:
@@ -83,28 +85,37 @@ def shared_at(t: float, heap: list) -> bool:
     return (n > 1 and heap[1][0] == t) or (n > 2 and heap[2][0] == t)
 
 
-def step_columns(steps: Sequence[Step]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                  np.ndarray]:
-    """The steps' times (float64), classes and node rows (int64), and whether each is a pod
-    created (bool)."""
+class Columns(NamedTuple):
+    """Steps (and the flushes between them) as columns: their times (float64), classes
+    (int64; -1: a flush) and node rows (int64), and whether each is a pod created (bool)."""
+
+    times: np.ndarray
+    classes: np.ndarray
+    where: np.ndarray
+    arrived: np.ndarray
+
+
+def step_columns(steps: Sequence[Step]) -> Columns:
+    """The steps as :class:`Columns`."""
     if not steps:
-        return (np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                np.zeros(0, np.bool_))
+        return Columns(np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                       np.zeros(0, np.bool_))
     times, _, classes, pods, _, where, _, _ = zip(*steps)
-    return (np.array(times, dtype=np.float64), np.array(classes, dtype=np.int64),
-            np.array(where, dtype=np.int64),
-            np.fromiter(map(operator.is_not, pods, itertools.repeat(None)), dtype=np.bool_,
-                        count=len(pods)))
+    return Columns(np.array(times, dtype=np.float64), np.array(classes, dtype=np.int64),
+                   np.array(where, dtype=np.int64),
+                   np.fromiter(map(operator.is_not, pods, itertools.repeat(None)),
+                               dtype=np.bool_, count=len(pods)))
 
 
-def sampled_after(steps: list[Step], cut: float | None) -> np.ndarray:
-    """bool[K]: whether the Simulator samples after each step: once the queue is empty
-    again, after the events of a time and the pods created then (not the finishes of those
-    that run 0 s: they come after), and not at ``cut`` (the queue has pods then)."""
-    times, _, where, created = step_columns(steps)
+def sampled_after(columns: Columns, cut: float | None) -> np.ndarray:
+    """bool[K]: whether the Simulator samples after each step (their ``columns``): once the
+    queue is empty again, after the events of a time and the pods created then (not the
+    finishes of those that run 0 s: they come after), and not at ``cut`` (the queue has pods
+    then)."""
+    times, _, where, created = columns
     placed_at = np.where(where < 0, -1 - where, 0)  # the step that placed a pod leaving
     late = ~created & (where < 0) & (times[placed_at] == times)
-    after = np.ones(len(steps), dtype=np.bool_)  # the last step, and where the time moves on
+    after = np.ones(len(times), dtype=np.bool_)  # the last step, and where the time moves on
     after[:-1] = (times[1:] != times[:-1]) | (late[1:] & ~late[:-1])
     return after & (times != cut) if cut is not None else after
 
