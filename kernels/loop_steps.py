@@ -35,8 +35,9 @@ NEW_FAILURE = -2
 #: without one).
 WALK_EVALUATED, WALK_FEASIBLE, WALK_TOP, WALK_TIES = 0, 1, 2, 3
 NOT_SCORED = -1
-#: A cached score that says the node fails the class's node-local filters.
-FAILS = np.iinfo(np.int64).min
+#: A cached score that says the node fails the class's node-local filters (the caches are
+#: int32: no total comes near it).
+FAILS = np.iinfo(np.int32).min
 
 
 @jit(inline="always")

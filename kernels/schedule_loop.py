@@ -124,11 +124,13 @@ def _make_loop(full: bool) -> Any:
         state : int64[5] counters (``*_AT``), updated in place.
         fail_epoch : int64[C], the placement count when each class last failed (-1: never).
         node_version : int64[N], bumped whenever a node's requests change; ``cached_score`` :
-            int64[C, N] holds, per walk position, each class's weighted resource and static
-            score of the node there (or,
-            for a class whose filters are all node-local, :data:`FAILS` where it fails them),
-            valid while ``cached_version`` equals the node's version (only the node that
-            received the last pod needs rescoring).
+            int32[C, N] holds, per walk position, each class's weighted resource and static
+            score of the node there (or, for a class whose filters are all node-local,
+            :data:`FAILS` where it fails them), valid while ``cached_version`` (int32[C, N])
+            equals the node's version (only the node that received the last pod needs
+            rescoring; a version past int32 never equals a stamp, so the node is rescored).
+            Half-width rows: the classes' caches are read at random, and 50 classes' rows of
+            5,000 nodes held as int64 outgrow the cache.
         labels : int32[N, K] label value ids. Topology spreading
             (:mod:`ksched.kernels.pod_topology_spread`): a class's hard constraints are
             ``spread_entries[spread_indptr[c]:spread_indptr[c + 1]]``, its soft ones

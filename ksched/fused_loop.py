@@ -105,8 +105,7 @@ class FusedLoop:
     """Compiles pod classes for one framework and state layout, and runs the loop.
 
     ``pending``: the pods it may be asked to class (pod-affinity keys are sized by them, and
-    a pod uses a claim alone only where no other of them, or of the bound pods, mounts it).
-    """
+    a pod uses a claim alone only where no other of them, or of the bound pods, mounts it)."""
 
     def __init__(self, framework: Framework, state: ClusterState,
                  node_version: np.ndarray | None = None, pending: Sequence[Pod] = (),
@@ -180,9 +179,11 @@ class FusedLoop:
         n = state.num_nodes
         #: Bumped whenever a node's requests change (shared by the batch's fast paths).
         self.node_version = node_version if node_version is not None else np.ones(n, np.int64)
-        #: Per class and walk position (fixed: new nodes make a new loop) a cached score, stamped.
-        self.cached_version = np.zeros((0, n), dtype=np.int64)
-        self.cached_score = np.zeros((0, n), dtype=np.int64)
+        #: Per class and walk position (fixed: new nodes make a new loop) a cached score, stamped:
+        #: int32 (half the memory the walks read at random) where every total fits.
+        wide = MAX_NODE_SCORE * sum(framework.weights.values()) > np.iinfo(np.int32).max
+        self.cached_version = np.zeros((0, n), dtype=np.int32)
+        self.cached_score = np.zeros((0, n), dtype=np.int64 if wide else np.int32)
         affinity = self.affinity_filter if self.affinity_filter is not None \
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity, count_pods)
@@ -209,8 +210,7 @@ class FusedLoop:
 
         Replicas made with ``attrs.evolve`` share their field objects, so the class is found
         first by the identities of the fields (valid while the batch holds the pods), then by
-        value.
-        """
+        value."""
         if pod.resource_claims:  # resource claims: classes that count devices, or none
             return self.tables.device_classes.class_of(self, pod, state)
         if pod.volumes and has_claims(pod):
@@ -481,8 +481,8 @@ class FusedLoop:
         if classes <= have:
             return
         rows, n = max(classes, 2 * have, 4), self.layout.num_nodes
-        grown = np.full(rows, -1, dtype=np.int64), np.zeros((rows, n), dtype=np.int64), \
-            np.zeros((rows, n), dtype=np.int64)
+        grown = np.full(rows, -1, dtype=np.int64), np.zeros((rows, n), np.int32), \
+            np.zeros((rows, n), self.cached_score.dtype)
         if have:
             for new, old in zip(grown, (self.fail_epoch, self.cached_version, self.cached_score)):
                 new[:have] = old

@@ -534,3 +534,21 @@ def test_an_empty_spread_selector_counts_no_pods_on_both_paths() -> None:
     _assert_same(fast, slow)
     # ssd 2, hdd 1 after three: a counting selector would send the fourth to hdd (n3)
     assert [p.node for p in fast.placements] == ["n1", "n3", "n2", "n1"]
+
+
+def test_weights_whose_totals_pass_int32_place_identically() -> None:
+    """The loop's score caches are int32 where every total fits; weights of a billion
+    (upstream checks only that the int64 sum cannot overflow) keep them int64."""
+    rng = np.random.default_rng(7)
+    cluster = random_cluster(rng, 60)
+    templates = [random_pod(rng, i) for i in range(4)]
+    pods = [Pod(f"p{i}", containers=templates[i % 4].containers,
+                tolerations=templates[i % 4].tolerations) for i in range(80)]
+    config = ksched.load_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {"score": {"enabled": [
+            {"name": "NodeResourcesBalancedAllocation", "weight": 1_000_000_000},
+            {"name": "TaintToleration", "weight": 700_000_000}]}}}]})
+    fast, slow = _both(cluster, pods, profile=config, percentage_of_nodes_to_score=100)
+    _assert_same(fast, slow)
+    assert len({p.node for p in fast.placements if p.node}) > 1
