@@ -35,8 +35,8 @@ NEW_FAILURE = -2
 #: without one).
 WALK_EVALUATED, WALK_FEASIBLE, WALK_TOP, WALK_TIES = 0, 1, 2, 3
 NOT_SCORED = -1
-#: A cached score that says the node fails the class's node-local filters (the caches are
-#: int32: no total comes near it).
+#: A cached score that says the node fails the class's node-local filters (within int32, as
+#: the caches mostly are; totals are never negative).
 FAILS = np.iinfo(np.int32).min
 
 
@@ -311,7 +311,7 @@ def _holds(allocatable, pods_col, request, cols):
     return True
 
 
-@jit
+@jit(inner=True)
 def _row_walks(walk_order, ok_rows, allocatable):
     """Per row of node-static verdicts, the walk positions of the nodes passing (a CSR:
     indptr, positions) and, per resource column, the least allocatable among them (the

@@ -41,12 +41,12 @@ from ksched.dra.compiled import DeviceColumns
 from ksched.dra.controller import claims_released, generate_claims
 from ksched.driver import loop_skips_binding
 from ksched.framework.tiebreak import RANDOM
+from ksched.kernels.samples import sampled_moments
 from ksched.queue.events import ASSIGNED_POD_DELETE
 from ksched.queue.queued_pod_info import QueuedPodInfo, priority_sort_key
 from ksched.queue.ticks import UNSCHEDULABLE_FLUSH_PERIOD, leftover_tick
 from ksched.sim_steps import Parked, Retry, Step, left_at, sampled_after, shared_at, \
     step_columns, with_flushes
-from ksched.kernels.samples import sampled_moments
 from ksched.timeline import Event
 
 __all__ = ["ArrivalRuns", "MAX_STRETCH", "MIN_STRETCH"]
@@ -392,9 +392,9 @@ class ArrivalRuns:
         end = max(r.position for r in retries)
         rows = nodes[:end]
         _, classes, _, arrived = step_columns(steps[:end])
-        changes = self._footprint_table(steps[:end], classes)[classes] \
-            * np.where(arrived, 1, -1)[:, None] if end else np.zeros((0, requested.shape[1]),
-                                                                     dtype=np.int64)
+        signs = np.where(arrived, 1, -1)[:, None]
+        changes = self._footprint_table(steps[:end], classes)[classes] * signs if end \
+            else np.zeros((0, requested.shape[1]), dtype=np.int64)
         touched = {}  # per pod, how many of the steps before each touch a node its walk visits
         for key, (c, _) in parked.items():
             walked = driver.hopeless_walked(framework, c, self._pods[key], index)

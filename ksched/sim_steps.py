@@ -64,12 +64,14 @@ def with_flushes(columns: Columns, sampled: np.ndarray, retries: Sequence[Retry]
     own, between two steps', where the Simulator's clock stops and samples (a retry at a
     step's time is one of that time's pods leaving moved)."""
     times, n = columns.times, len(columns.times)
-    if not retries or not n:
+    if not retries:
         return columns, sampled
     position = np.fromiter((r.position for r in retries), dtype=np.int64, count=len(retries))
     at = np.fromiter((r.time for r in retries), dtype=np.float64, count=len(retries))
-    flush = ~(((position > 0) & (times[np.maximum(position - 1, 0)] == at))
-              | ((position < n) & (times[np.minimum(position, n - 1)] == at)))
+    flush = np.ones(len(retries), dtype=np.bool_)
+    if n:  # not at the time of the step before it, nor of the step after it
+        flush &= ~((position > 0) & (times[np.maximum(position - 1, 0)] == at))
+        flush &= ~((position < n) & (times[np.minimum(position, n - 1)] == at))
     if not flush.any():
         return columns, sampled
     where = position[flush]
