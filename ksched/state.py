@@ -345,12 +345,14 @@ class ClusterState:
     def widened_for(self, pods: Iterable[Pod]) -> ClusterState:
         """:meth:`widened` with the resources and host ports ``pods`` use (the columns a
         state needs before they are bound to it)."""
-        pods = list(pods)
-        if not pods:
+        # replicas share their containers: each distinct list read once
+        specs = list({(id(p.containers), id(p.init_containers)): p for p in pods}.values())
+        if not specs:
             return self
-        resources = {name for pod in pods for c in pod.containers + pod.init_containers
-                     for name in c.requests} | {name for pod in pods for name in pod.overhead}
-        ports = {p for pod in pods for p in host_ports(pod)}
+        overheads = {id(p.overhead): p.overhead for p in pods}.values()
+        resources = {name for pod in specs for c in pod.containers + pod.init_containers
+                     for name in c.requests.keys()} | {n for o in overheads for n in o.keys()}
+        ports = {p for pod in specs for p in host_ports(pod)}
         return self.widened(resources=sorted(resources), ports=sorted(ports))
 
     # ------------------------------------------------------------------ construction
