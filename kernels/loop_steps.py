@@ -36,7 +36,7 @@ NEW_FAILURE = -2
 WALK_EVALUATED, WALK_FEASIBLE, WALK_TOP, WALK_TIES = 0, 1, 2, 3
 NOT_SCORED = -1
 #: A cached score that says the node fails the class's node-local filters (within int32, as
-#: the caches mostly are; totals are never negative).
+#: the caches are; totals are never negative).
 FAILS = np.iinfo(np.int32).min
 
 

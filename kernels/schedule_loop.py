@@ -129,8 +129,9 @@ def _make_loop(full: bool) -> Any:
             :data:`FAILS` where it fails them), valid while ``cached_version`` (int32[C, N])
             equals the node's version (only the node that received the last pod needs
             rescoring; a version past int32 never equals a stamp, so the node is rescored).
-            Half-width rows: the classes' caches are read at random, and 50 classes' rows of
-            5,000 nodes held as int64 outgrow the cache.
+            Half-width rows (profiles whose totals pass int32 run without the loop): the
+            classes' caches are read at random, and 50 classes' int64 rows of 5,000 nodes
+            outgrow the cache.
         labels : int32[N, K] label value ids. Topology spreading
             (:mod:`ksched.kernels.pod_topology_spread`): a class's hard constraints are
             ``spread_entries[spread_indptr[c]:spread_indptr[c + 1]]``, its soft ones

@@ -75,10 +75,12 @@ LOOP_SCORES = (ScoreKind.RESOURCE_ALLOCATION, ScoreKind.BALANCED_ALLOCATION,
 def supports(framework: Framework) -> bool:
     """Whether the loop can run this profile's plugins: every Filter and PreFilter plugin
     declares a filter kind (or, at PreFilter, a score kind), every Score and PreScore plugin a
-    score kind, and no kind the loop has kernels for comes twice."""
+    score kind, no kind the loop has kernels for comes twice, and every weighted total fits
+    the loop's int32 score caches (weights of tens of millions are left to the framework)."""
     points = framework.points
     declared = lambda p: filter_kind(p) is not None or score_kind(p) is not None  # noqa: E731
     if not (points["filter"]
+            and MAX_NODE_SCORE * sum(framework.weights.values()) <= np.iinfo(np.int32).max
             and all(filter_kind(p) is not None for _, p in points["filter"])
             and all(declared(p) for _, p in points["preFilter"])
             and all(score_kind(p) is not None for _, p in points["score"] + points["preScore"])):
@@ -180,10 +182,9 @@ class FusedLoop:
         #: Bumped whenever a node's requests change (shared by the batch's fast paths).
         self.node_version = node_version if node_version is not None else np.ones(n, np.int64)
         #: Per class and walk position (fixed: new nodes make a new loop) a cached score, stamped:
-        #: int32 (half the memory the walks read at random) where every total fits.
-        wide = MAX_NODE_SCORE * sum(framework.weights.values()) > np.iinfo(np.int32).max
+        #: int32, half the memory the walks read at random (every total fits: :func:`supports`).
         self.cached_version = np.zeros((0, n), dtype=np.int32)
-        self.cached_score = np.zeros((0, n), dtype=np.int64 if wide else np.int32)
+        self.cached_score = np.zeros((0, n), dtype=np.int32)
         affinity = self.affinity_filter if self.affinity_filter is not None \
             else self.affinity_scorer
         self.counts = DomainCounts(state, pending, affinity, count_pods)
@@ -302,11 +303,10 @@ class FusedLoop:
         return self.tables.binds[c]
 
     def _eligible(self, pod: Pod, state: ClusterState) -> bool:
-        """Whether the loop models the pod's counted filters and scores (the node-static
-        plugins take it, :meth:`_admitted`): no resource claims; pod affinity needs its
-        plugin's PreFilter and Filter; spread constraints (valid ones) need the spread
-        plugin's PreFilter and Filter (hard) or, where it scores, its PreScore and Score
-        (soft)."""
+        """Whether the loop models the pod's counted filters and scores (the node-static plugins
+        take it, :meth:`_admitted`): no resource claims; pod affinity needs its plugin's
+        PreFilter and Filter; spread constraints (valid ones) need the spread plugin's PreFilter
+        and Filter (hard) or, where it scores, its PreScore and Score (soft)."""
         if pod.resource_claims and self.tables.device_classes.compiling is None:
             return False
         points = self.framework.points
@@ -481,8 +481,8 @@ class FusedLoop:
         if classes <= have:
             return
         rows, n = max(classes, 2 * have, 4), self.layout.num_nodes
-        grown = np.full(rows, -1, dtype=np.int64), np.zeros((rows, n), np.int32), \
-            np.zeros((rows, n), self.cached_score.dtype)
+        grown = np.full(rows, -1, dtype=np.int64), np.zeros((rows, n), dtype=np.int32), \
+            np.zeros((rows, n), dtype=np.int32)
         if have:
             for new, old in zip(grown, (self.fail_epoch, self.cached_version, self.cached_score)):
                 new[:have] = old

@@ -537,8 +537,8 @@ def test_an_empty_spread_selector_counts_no_pods_on_both_paths() -> None:
 
 
 def test_weights_whose_totals_pass_int32_place_identically() -> None:
-    """The loop's score caches are int32 where every total fits; weights of a billion
-    (upstream checks only that the int64 sum cannot overflow) keep them int64."""
+    """The loop's score caches are int32: weights of a billion (upstream checks only that
+    the int64 sum cannot overflow) are left to the framework, which places as upstream."""
     rng = np.random.default_rng(7)
     cluster = random_cluster(rng, 60)
     templates = [random_pod(rng, i) for i in range(4)]
