@@ -345,7 +345,7 @@ class ClusterState:
     def widened_for(self, pods: Iterable[Pod]) -> ClusterState:
         """:meth:`widened` with the resources and host ports ``pods`` use (the columns a
         state needs before they are bound to it)."""
-        # replicas share their containers: each distinct list read once
+        pods = list(pods)  # replicas share their containers: each distinct list read once
         specs = list({(id(p.containers), id(p.init_containers)): p for p in pods}.values())
         if not specs:
             return self

@@ -260,3 +260,17 @@ def test_bind_on_a_templated_fleet() -> None:
     assert [p.node_name for p in bound.pods] == ["m-1"]
     assert bound.unbind("web").requested[:, 0].tolist() == [0, 0, 0]
     assert fleet.requested[:, 0].tolist() == [0, 0, 0]
+
+
+def test_widened_for_reads_pods_given_as_a_generator_whole() -> None:
+    """Replicas sharing their containers are read once; an overhead is read from every pod,
+    also when the pods come as a one-pass iterable."""
+    state = ClusterState.from_records([Node("n", allocatable={"cpu": 4000, "pods": 10})])
+    shared = (Container("c", "img", requests={"cpu": 100, "example.com/fpga": 1}),)
+    pods = [Pod("a", containers=shared),
+            Pod("b", containers=shared, overhead={"hugepages-2Mi": 2 << 20},
+                init_containers=(Container("s", "img", restart_policy="Always",
+                                           ports=[ContainerPort(80, 8080)]),))]
+    widened = state.widened_for(p for p in pods)
+    assert {"example.com/fpga", "hugepages-2Mi"} <= set(widened.resource_names)
+    assert widened.port_keys == (("0.0.0.0", "TCP", 8080),)
